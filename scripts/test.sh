@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The README's test command: install what is missing, build once (Release, in build/), run the
+# whole ctest suite. Exits non-zero on any failure.
+#   scripts/test.sh              the suite on the Release build
+#   scripts/test.sh --sanitize   the suite on an AddressSanitizer + UBSan build (build-asan/)
+#   scripts/test.sh -L unit      extra arguments go to ctest (here: only the unit tests)
+set -euo pipefail
+source "$(dirname "$0")/setup.sh"
+
+build_dir="$TF_ROOT/build"
+cmake_args=()
+if [ "${1:-}" = "--sanitize" ]; then
+    shift
+    build_dir="$TF_ROOT/build-asan"
+    cmake_args=(-DTF_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+    # oneDNN's and OpenMP's runtime allocations live for the whole process: not leaks of ours.
+    export ASAN_OPTIONS=detect_leaks=0
+fi
+
+tf_install_missing
+tf_build "$build_dir" "${cmake_args[@]}"
+echo "==> testing $build_dir"
+cd "$build_dir"
+ctest --output-on-failure -j "$(nproc)" "$@"

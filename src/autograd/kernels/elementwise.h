@@ -1,0 +1,132 @@
+// Elementwise kernels: map (one input) and zip (two inputs with NumPy broadcasting), generic over
+// the function applied, so each op passes a one-line lambda: zip(a, b, [](auto x, auto y) { return x + y; }).
+#pragma once
+#include <vector>
+
+#include "autograd/error.h"
+#include "autograd/kernels/mode.h"
+#include "autograd/tensor.h"
+
+namespace tf::kernels {
+
+// out[i] = fn(x[i])
+template <class Fn>
+Tensor map(const Tensor& x, Fn fn) {
+    Tensor out(x.shape(), x.dtype());
+    dispatch(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        const T* in = x.data<T>();
+        T* result = out.data<T>();
+        const int64_t n = x.numel();
+        if (use_reference()) {
+            for (int64_t i = 0; i < n; ++i) result[i] = static_cast<T>(fn(in[i]));
+        } else {
+#pragma omp parallel for if (n > kParallelGrain) schedule(static)
+            for (int64_t i = 0; i < n; ++i) result[i] = static_cast<T>(fn(in[i]));
+        }
+    });
+    return out;
+}
+
+// Strides for reading `shape` as if it had `out_shape` (right-aligned): 0 on broadcast dimensions.
+inline std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out_shape) {
+    std::vector<int64_t> strides(out_shape.size(), 0);
+    const std::vector<int64_t> own = contiguous_strides(shape);
+    const std::size_t offset = out_shape.size() - shape.size();
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        strides[offset + i] = shape[i] == 1 ? 0 : own[i];
+    return strides;
+}
+
+// Reference: for each output element, recover its multi-index and read the input elements it
+// came from (a broadcast dimension always reads index 0).
+template <class T, class Fn>
+void zip_reference(const T* a, const std::vector<int64_t>& a_strides, const T* b,
+                   const std::vector<int64_t>& b_strides, T* out, const Shape& out_shape, Fn fn) {
+    const int64_t n = numel(out_shape);
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t remaining = i, a_offset = 0, b_offset = 0;
+        for (int64_t axis = static_cast<int64_t>(out_shape.size()) - 1; axis >= 0; --axis) {
+            const int64_t index = remaining % out_shape[axis];
+            remaining /= out_shape[axis];
+            a_offset += index * a_strides[axis];
+            b_offset += index * b_strides[axis];
+        }
+        out[i] = static_cast<T>(fn(a[a_offset], b[b_offset]));
+    }
+}
+
+// Fast: a flat loop when shapes match; otherwise rows of the last dimension, where the inner
+// loop reads with a fixed stride (0 or 1) and vectorises, and rows go to threads.
+template <class T, class Fn>
+void zip_fast(const T* a, const std::vector<int64_t>& a_strides, const T* b,
+              const std::vector<int64_t>& b_strides, T* out, const Shape& out_shape, bool same_shape, Fn fn) {
+    const int64_t n = numel(out_shape);
+    if (same_shape) {
+#pragma omp parallel for if (n > kParallelGrain) schedule(static)
+        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(fn(a[i], b[i]));
+        return;
+    }
+    const int64_t rank = static_cast<int64_t>(out_shape.size());
+    const int64_t cols = rank ? out_shape[rank - 1] : 1;
+    const int64_t rows = cols ? n / cols : 0;
+    const int64_t a_col_stride = rank ? a_strides[rank - 1] : 0;
+    const int64_t b_col_stride = rank ? b_strides[rank - 1] : 0;
+#pragma omp parallel for if (n > kParallelGrain) schedule(static)
+    for (int64_t row = 0; row < rows; ++row) {
+        int64_t remaining = row, a_offset = 0, b_offset = 0;
+        for (int64_t axis = rank - 2; axis >= 0; --axis) {
+            const int64_t index = remaining % out_shape[axis];
+            remaining /= out_shape[axis];
+            a_offset += index * a_strides[axis];
+            b_offset += index * b_strides[axis];
+        }
+        const T* a_row = a + a_offset;
+        const T* b_row = b + b_offset;
+        T* out_row = out + row * cols;
+        for (int64_t col = 0; col < cols; ++col)
+            out_row[col] = static_cast<T>(fn(a_row[col * a_col_stride], b_row[col * b_col_stride]));
+    }
+}
+
+// out = fn(a, b) elementwise, broadcasting a and b to a common shape. `op` names the caller in errors.
+template <class Fn>
+Tensor zip(const Tensor& a, const Tensor& b, Fn fn, const char* op = "zip") {
+    if (a.dtype() != b.dtype())
+        throw ValueError(std::string(op) + ": dtypes differ (" + dtype_name(a.dtype()) + " and " +
+                         dtype_name(b.dtype()) + ")");
+    const Shape out_shape = broadcast_shapes(a.shape(), b.shape(), op);
+    Tensor out(out_shape, a.dtype());
+    const auto a_strides = broadcast_strides(a.shape(), out_shape);
+    const auto b_strides = broadcast_strides(b.shape(), out_shape);
+    dispatch(a.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if (use_reference())
+            zip_reference(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape, fn);
+        else
+            zip_fast(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape,
+                     a.shape() == b.shape(), fn);
+    });
+    return out;
+}
+
+}  // namespace tf::kernels
+
+namespace tf::kernels {
+
+// Repeats x along its broadcast (size-1 or missing leading) dimensions to fill `shape`.
+inline Tensor expand(const Tensor& x, const Shape& shape) {
+    if (x.shape() == shape) return x;
+    broadcast_shapes(x.shape(), shape, "expand");
+    Tensor out(shape, x.dtype());
+    const auto strides = broadcast_strides(x.shape(), shape);
+    dispatch(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        const auto first = [](T value, T) { return value; };
+        if (use_reference()) zip_reference(x.data<T>(), strides, x.data<T>(), strides, out.data<T>(), shape, first);
+        else zip_fast(x.data<T>(), strides, x.data<T>(), strides, out.data<T>(), shape, false, first);
+    });
+    return out;
+}
+
+}  // namespace tf::kernels

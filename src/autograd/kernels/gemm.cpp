@@ -1,0 +1,198 @@
+// Batched GEMM: the reference triple loop, an f64 row-parallel loop, and the f32 oneDNN path
+// (one cached matmul primitive per shape; transposes and broadcast are strides, never copies).
+#include "autograd/kernels/gemm.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tf::kernels {
+namespace {
+
+// "matmul: batch 128 of op(A) 64x32 · op(B)ᵀ 32x64 (batch strides a=2048 b=2048 c=4096)"
+std::string describe(const GemmShape& s) {
+    return "matmul: batch " + std::to_string(s.batch) + " of op(A)" + (s.trans_a ? "ᵀ " : " ") +
+           std::to_string(s.M) + "x" + std::to_string(s.K) + " · op(B)" + (s.trans_b ? "ᵀ " : " ") +
+           std::to_string(s.K) + "x" + std::to_string(s.N) + " (batch strides a=" +
+           std::to_string(s.batch_stride_a) + " b=" + std::to_string(s.batch_stride_b) +
+           " c=" + std::to_string(s.batch_stride_c) + (s.accumulate ? ", accumulate)" : ")");
+}
+
+void check_shape(const GemmShape& s) {
+    if (s.batch < 0 || s.M < 0 || s.N < 0 || s.K < 0)
+        throw std::invalid_argument(describe(s) + ": sizes must be >= 0");
+    if (s.batch_stride_a < 0 || s.batch_stride_b < 0 || s.batch_stride_c < 0)
+        throw std::invalid_argument(describe(s) + ": batch strides must be >= 0");
+    if (s.batch > 1 && s.batch_stride_c == 0)
+        throw std::invalid_argument(describe(s) + ": every batch needs its own C (batch_stride_c is 0)");
+}
+
+// Shapes with no multiply-adds: nothing to write (empty C), or C = 0 (K == 0, nothing summed).
+// Returns true when it handled the call.
+template <typename T>
+bool handle_empty(T* C, const GemmShape& s) {
+    if (s.batch == 0 || s.M == 0 || s.N == 0) return true;
+    if (s.K != 0) return false;
+    if (!s.accumulate)
+        for (int64_t b = 0; b < s.batch; ++b) std::fill_n(C + b * s.batch_stride_c, s.M * s.N, T(0));
+    return true;
+}
+
+// C_b[i][j] = Σ_k op(A_b)[i][k] · op(B_b)[k][j]      op(A_b): M×K   op(B_b): K×N   C_b: M×N
+template <typename T>
+void reference_loop(const T* A, const T* B, T* C, const GemmShape& s) {
+    check_shape(s);
+    for (int64_t b = 0; b < s.batch; ++b) {
+        const T* A_b = A + b * s.batch_stride_a;
+        const T* B_b = B + b * s.batch_stride_b;
+        T* C_b = C + b * s.batch_stride_c;
+        for (int64_t i = 0; i < s.M; ++i)
+            for (int64_t j = 0; j < s.N; ++j) {
+                T sum = 0;
+                for (int64_t k = 0; k < s.K; ++k) {
+                    const T a_ik = s.trans_a ? A_b[k * s.M + i] : A_b[i * s.K + k];
+                    const T b_kj = s.trans_b ? B_b[j * s.K + k] : B_b[k * s.N + j];
+                    sum += a_ik * b_kj;
+                }
+                C_b[i * s.N + j] = s.accumulate ? C_b[i * s.N + j] + sum : sum;
+            }
+    }
+}
+
+// Same sum, arranged for the cache: copy row i of op(A) into a_row (K), then either
+//   c_i += Σ_k a_row[k] · B_b[k, :]        (B not transposed: whole rows of B, contiguous)
+//   c_i[j] += a_row · B_b[j, :]            (B stored N×K: row j of B is column j of op(B))
+// Rows (b, i) are independent, so threads split them.
+void f64_loop(const double* A, const double* B, double* C, const GemmShape& s) {
+    check_shape(s);
+    if (handle_empty(C, s)) return;
+    const bool worth_threads = s.batch * s.M * s.N * s.K > 32 * 1024;
+#pragma omp parallel if (worth_threads)
+    {
+        std::vector<double> a_row(s.K);   // (K) row i of op(A_b)
+#pragma omp for collapse(2) schedule(static)
+        for (int64_t b = 0; b < s.batch; ++b)
+            for (int64_t i = 0; i < s.M; ++i) {
+                const double* A_b = A + b * s.batch_stride_a;
+                const double* B_b = B + b * s.batch_stride_b;
+                double* c_i = C + b * s.batch_stride_c + i * s.N;   // (N) row i of C_b
+                for (int64_t k = 0; k < s.K; ++k) a_row[k] = s.trans_a ? A_b[k * s.M + i] : A_b[i * s.K + k];
+                if (!s.accumulate) std::fill_n(c_i, s.N, 0.0);
+                if (s.trans_b) {
+                    for (int64_t j = 0; j < s.N; ++j) {
+                        double dot = 0;
+#pragma omp simd reduction(+ : dot)   // lets the compiler reorder the sum into vector lanes
+                        for (int64_t k = 0; k < s.K; ++k) dot += a_row[k] * B_b[j * s.K + k];
+                        c_i[j] += dot;
+                    }
+                } else {
+                    for (int64_t k = 0; k < s.K; ++k)
+                        for (int64_t j = 0; j < s.N; ++j) c_i[j] += a_row[k] * B_b[k * s.N + j];
+                }
+            }
+    }
+}
+
+// ── oneDNN ──────────────────────────────────────────────────────────────
+using dnnl::memory;
+
+// Everything that changes the primitive. Actual batch strides (not just "is broadcast") so a
+// strided view with padding between batches also gets a correct primitive.
+struct MatmulKey {
+    int64_t batch, M, N, K;
+    bool trans_a, trans_b;
+    int64_t batch_stride_a, batch_stride_b, batch_stride_c;
+    bool accumulate;
+    auto operator<=>(const MatmulKey&) const = default;
+};
+
+struct CachedMatmul {
+    dnnl::matmul primitive;
+    memory::desc a_desc, b_desc, c_desc, scratchpad_desc;
+};
+
+dnnl::engine& cpu_engine() {
+    static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    return engine;
+}
+
+// A logical rows×cols operand, stored row-major (or, if transposed, stored cols×rows).
+// batch_stride 0 → batch dim 1, which matmul broadcasts; batch 1 → a plain 2-D matrix.
+memory::desc operand_desc(int64_t batch, int64_t batch_stride, int64_t rows, int64_t cols, bool transposed) {
+    const memory::dims matrix_strides = transposed ? memory::dims{1, rows} : memory::dims{cols, 1};
+    if (batch == 1) return memory::desc({rows, cols}, memory::data_type::f32, matrix_strides);
+    const int64_t stored_batch = batch_stride == 0 ? 1 : batch;
+    const int64_t step = batch_stride == 0 ? rows * cols : batch_stride;
+    return memory::desc({stored_batch, rows, cols}, memory::data_type::f32,
+                        {step, matrix_strides[0], matrix_strides[1]});
+}
+
+CachedMatmul create_matmul(const GemmShape& s) {
+    CachedMatmul cached;
+    cached.a_desc = operand_desc(s.batch, s.batch_stride_a, s.M, s.K, s.trans_a);
+    cached.b_desc = operand_desc(s.batch, s.batch_stride_b, s.K, s.N, s.trans_b);
+    cached.c_desc = operand_desc(s.batch, s.batch_stride_c, s.M, s.N, false);
+    dnnl::primitive_attr attr;
+    // user scratchpad: the library's shared one forbids running a primitive on another thread
+    // than the one that created it, and our cache is shared by all threads.
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (s.accumulate) {
+        dnnl::post_ops sum_into_c;   // C = 1·C + op(A)·op(B)
+        sum_into_c.append_sum(1.0f);
+        attr.set_post_ops(sum_into_c);
+    }
+    const dnnl::matmul::desc desc(cached.a_desc, cached.b_desc, cached.c_desc);
+    const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+    cached.primitive = dnnl::matmul(pd);
+    cached.scratchpad_desc = pd.scratchpad_desc();
+    return cached;
+}
+
+// Built once per shape, under a lock; later calls share it.
+const CachedMatmul& cached_matmul(const GemmShape& s) {
+    static std::mutex mutex;
+    static std::map<MatmulKey, CachedMatmul> cache;
+    auto key_stride = [&](int64_t stride) { return s.batch == 1 ? 0 : stride; };   // unused when batch is 1
+    const MatmulKey key{s.batch, s.M, s.N, s.K, s.trans_a, s.trans_b, key_stride(s.batch_stride_a),
+                        key_stride(s.batch_stride_b), key_stride(s.batch_stride_c), s.accumulate};
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = cache.find(key);
+    if (found == cache.end()) found = cache.emplace(key, create_matmul(s)).first;
+    return found->second;   // std::map never moves its nodes, so the reference stays valid
+}
+
+}  // namespace
+
+void gemm_reference(const float* A, const float* B, float* C, const GemmShape& s) { reference_loop(A, B, C, s); }
+void gemm_reference(const double* A, const double* B, double* C, const GemmShape& s) { reference_loop(A, B, C, s); }
+
+void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
+    check_shape(s);
+    if (handle_empty(C, s)) return;
+    try {
+        const CachedMatmul& matmul = cached_matmul(s);
+        thread_local dnnl::stream stream(cpu_engine());
+        thread_local std::vector<std::byte> scratchpad_bytes;
+        scratchpad_bytes.resize(std::max<size_t>(scratchpad_bytes.size(), matmul.scratchpad_desc.get_size()));
+        // oneDNN takes non-const handles; it only reads A and B.
+        matmul.primitive.execute(stream, {
+            {DNNL_ARG_SRC, memory(matmul.a_desc, cpu_engine(), const_cast<float*>(A))},
+            {DNNL_ARG_WEIGHTS, memory(matmul.b_desc, cpu_engine(), const_cast<float*>(B))},
+            {DNNL_ARG_DST, memory(matmul.c_desc, cpu_engine(), C)},
+            {DNNL_ARG_SCRATCHPAD, memory(matmul.scratchpad_desc, cpu_engine(), scratchpad_bytes.data())}});
+        stream.wait();
+    } catch (const dnnl::error& e) {
+        throw std::runtime_error(describe(s) + ": oneDNN failed: " + e.what());
+    }
+}
+
+void gemm(const float* A, const float* B, float* C, const GemmShape& s) { gemm_onednn(A, B, C, s); }
+void gemm(const double* A, const double* B, double* C, const GemmShape& s) { f64_loop(A, B, C, s); }
+
+}  // namespace tf::kernels

@@ -1,0 +1,33 @@
+// Batched matrix multiply on raw row-major buffers: a readable reference loop, the oneDNN fast
+// path for f32, and `gemm`, the entry point the framework calls. Tensors and the tape live elsewhere.
+#pragma once
+
+#include <cstdint>
+
+namespace tf::kernels {
+
+// One batched matrix multiply: for b in [0, batch): C_b = op(A_b) · op(B_b)
+// op(X) = X or Xᵀ. A_b starts at A + b*batch_stride_a (0 = the same A for every b: broadcast), same for B, C.
+// Row-major storage: op(A_b) is M×K, op(B_b) is K×N, C_b is M×N (contiguous, ldc = N).
+// If trans_a, A_b is stored K×M (row-major); if trans_b, B_b is stored N×K.
+struct GemmShape {
+    int64_t batch = 1, M = 0, N = 0, K = 0;
+    bool trans_a = false, trans_b = false;
+    int64_t batch_stride_a = 0, batch_stride_b = 0, batch_stride_c = 0;
+    bool accumulate = false;   // C += op(A)·op(B) instead of C = ...
+};
+
+// The triple loop a student reads: C[i][j] = Σ_k op(A)[i][k] · op(B)[k][j]. Correct, not fast.
+void gemm_reference(const float* A, const float* B, float* C, const GemmShape& s);
+void gemm_reference(const double* A, const double* B, double* C, const GemmShape& s);
+
+// One cached oneDNN matmul primitive covering every batch (f32 only). Batch strides must be 0 or
+// at least one matrix (no overlap); otherwise oneDNN refuses and this throws std::runtime_error
+// naming "matmul" and the shape.
+void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s);
+
+// gemm: what the framework calls: oneDNN for f32, a cache-friendly loop for f64 (oneDNN has no f64 matmul).
+void gemm(const float* A, const float* B, float* C, const GemmShape& s);
+void gemm(const double* A, const double* B, double* C, const GemmShape& s);
+
+}  // namespace tf::kernels

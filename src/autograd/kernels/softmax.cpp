@@ -1,0 +1,90 @@
+// Row-wise softmax kernels. The row function is the readable part; the fast path runs the same
+// row function on many threads.
+#include "autograd/kernels/softmax.h"
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/kernels/mode.h"
+
+namespace tf::kernels {
+
+namespace {
+
+// Calls row_fn(r) for every row, on threads when the work is large enough.
+template <class RowFn>
+void for_each_row(int64_t rows, int64_t cols, RowFn row_fn) {
+    const bool parallel = !use_reference() && rows * cols > kParallelGrain;
+#pragma omp parallel for if (parallel) schedule(static)
+    for (int64_t r = 0; r < rows; ++r) row_fn(r);
+}
+
+// y_j = exp(x_j − m) / Σ_k exp(x_k − m), m = max_k x_k (subtracting m keeps exp from overflowing).
+// With log_output: y_j = x_j − m − log Σ_k exp(x_k − m).
+template <class T>
+void softmax_row(const T* x, T* y, int64_t cols, bool log_output) {
+    T row_max = -std::numeric_limits<T>::infinity();
+    for (int64_t j = 0; j < cols; ++j) row_max = std::max(row_max, x[j]);
+    if (row_max == -std::numeric_limits<T>::infinity()) {  // fully masked row
+        for (int64_t j = 0; j < cols; ++j) y[j] = 0;
+        return;
+    }
+    T total = 0;
+    for (int64_t j = 0; j < cols; ++j) total += std::exp(x[j] - row_max);
+    if (log_output) {
+        const T log_total = std::log(total);
+        for (int64_t j = 0; j < cols; ++j) y[j] = x[j] - row_max - log_total;
+    } else {
+        const T inverse = T(1) / total;
+        for (int64_t j = 0; j < cols; ++j) y[j] = std::exp(x[j] - row_max) * inverse;
+    }
+}
+
+}  // namespace
+
+template <class T>
+void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
+    for_each_row(rows, cols, [&](int64_t r) { softmax_row(x + r * cols, y + r * cols, cols, false); });
+}
+
+template <class T>
+void log_softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
+    for_each_row(rows, cols, [&](int64_t r) { softmax_row(x + r * cols, y + r * cols, cols, true); });
+}
+
+template <class T>
+void softmax_backward_rows(const T* y, const T* dy, T* dx, int64_t rows, int64_t cols) {
+    for_each_row(rows, cols, [&](int64_t r) {
+        const T* y_row = y + r * cols;
+        const T* dy_row = dy + r * cols;
+        T dot = 0;
+        for (int64_t j = 0; j < cols; ++j) dot += dy_row[j] * y_row[j];
+        for (int64_t j = 0; j < cols; ++j) dx[r * cols + j] = y_row[j] * (dy_row[j] - dot);
+    });
+}
+
+template <class T>
+void log_softmax_backward_rows(const T* y, const T* dy, T* dx, int64_t rows, int64_t cols) {
+    for_each_row(rows, cols, [&](int64_t r) {
+        const T* y_row = y + r * cols;
+        const T* dy_row = dy + r * cols;
+        // A fully masked row was output as all zeros and gets no gradient.
+        bool masked = true;
+        for (int64_t j = 0; j < cols && masked; ++j) masked = y_row[j] == 0;
+        T dy_total = 0;
+        for (int64_t j = 0; j < cols; ++j) dy_total += dy_row[j];
+        for (int64_t j = 0; j < cols; ++j)
+            dx[r * cols + j] = masked ? T(0) : dy_row[j] - std::exp(y_row[j]) * dy_total;
+    });
+}
+
+#define TF_SOFTMAX_INSTANTIATE(T)                                              \
+    template void softmax_rows<T>(const T*, T*, int64_t, int64_t);             \
+    template void log_softmax_rows<T>(const T*, T*, int64_t, int64_t);         \
+    template void softmax_backward_rows<T>(const T*, const T*, T*, int64_t, int64_t); \
+    template void log_softmax_backward_rows<T>(const T*, const T*, T*, int64_t, int64_t);
+TF_SOFTMAX_INSTANTIATE(float)
+TF_SOFTMAX_INSTANTIATE(double)
+#undef TF_SOFTMAX_INSTANTIATE
+
+}  // namespace tf::kernels

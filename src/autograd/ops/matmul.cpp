@@ -1,0 +1,110 @@
+// Matrix multiply with batch broadcasting, on the gemm kernel (oneDNN for f32).
+#include "autograd/error.h"
+#include "autograd/kernels/elementwise.h"
+#include "autograd/kernels/gemm.h"
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+
+namespace tf {
+
+namespace {
+
+struct MatmulPlan {
+    Shape out_shape;
+    bool fold_batch_into_rows = false;  // A (…, M, K) · B (K, N) is one (…·M, K) · (K, N) gemm
+    Shape batch_shape;                  // broadcast batch dimensions of the output
+    kernels::GemmShape gemm;
+};
+
+std::string shapes_text(const Tensor& a, const Tensor& b, const MatmulOptions& options) {
+    return to_string(a.shape()) + (options.transpose_a ? "ᵀ" : "") + " x " + to_string(b.shape()) +
+           (options.transpose_b ? "ᵀ" : "");
+}
+
+MatmulPlan plan_matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options) {
+    if (a.dim() < 2 || b.dim() < 2)
+        throw ShapeError("matmul: " + shapes_text(a, b, options) + ": both operands need at least 2 dimensions");
+    if (a.dtype() != b.dtype())
+        throw ValueError("matmul: " + shapes_text(a, b, options) + ": dtypes differ (" + dtype_name(a.dtype()) +
+                         " and " + dtype_name(b.dtype()) + ")");
+    const int64_t M = options.transpose_a ? a.size(-1) : a.size(-2);
+    const int64_t K = options.transpose_a ? a.size(-2) : a.size(-1);
+    const int64_t K_b = options.transpose_b ? b.size(-1) : b.size(-2);
+    const int64_t N = options.transpose_b ? b.size(-2) : b.size(-1);
+    if (K != K_b)
+        throw ShapeError("matmul: " + shapes_text(a, b, options) + ": inner dimensions " + std::to_string(K) +
+                         " and " + std::to_string(K_b) + " differ");
+    const Shape a_batch(a.shape().begin(), a.shape().end() - 2);
+    const Shape b_batch(b.shape().begin(), b.shape().end() - 2);
+    MatmulPlan plan;
+    plan.batch_shape = broadcast_shapes(a_batch, b_batch, "matmul");
+    plan.out_shape = plan.batch_shape;
+    plan.out_shape.push_back(M);
+    plan.out_shape.push_back(N);
+    plan.fold_batch_into_rows = numel(b_batch) == 1 && !options.transpose_a;
+    auto& g = plan.gemm;
+    g.M = plan.fold_batch_into_rows ? numel(a_batch) * M : M;
+    g.N = N;
+    g.K = K;
+    g.batch = plan.fold_batch_into_rows ? 1 : numel(plan.batch_shape);
+    g.trans_a = options.transpose_a;
+    g.trans_b = options.transpose_b;
+    // An operand whose batch is a single matrix is reused for every batch (stride 0).
+    g.batch_stride_a = numel(a_batch) == 1 ? 0 : M * K;
+    g.batch_stride_b = numel(b_batch) == 1 ? 0 : K * N;
+    g.batch_stride_c = M * N;
+    return plan;
+}
+
+// Copies an operand out to the full broadcast batch when its batch is neither whole nor a single matrix.
+Tensor expand_batch(const Tensor& x, const Shape& batch_shape) {
+    const Shape x_batch(x.shape().begin(), x.shape().end() - 2);
+    if (x_batch == batch_shape || numel(x_batch) == 1) return x;
+    Shape full = batch_shape;
+    full.push_back(x.size(-2));
+    full.push_back(x.size(-1));
+    return kernels::expand(x, full);
+}
+
+Tensor matmul_forward(const Tensor& a_in, const Tensor& b_in, const MatmulOptions& options) {
+    const MatmulPlan plan = plan_matmul(a_in, b_in, options);
+    const Tensor a = expand_batch(a_in, plan.batch_shape);
+    const Tensor b = expand_batch(b_in, plan.batch_shape);
+    Tensor c(plan.out_shape, a.dtype());
+    dispatch(a.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if (kernels::use_reference()) kernels::gemm_reference(a.data<T>(), b.data<T>(), c.data<T>(), plan.gemm);
+        else kernels::gemm(a.data<T>(), b.data<T>(), c.data<T>(), plan.gemm);
+    });
+    return c;
+}
+
+// Flattens (…, M, K) to (…·M, K): how the folded case's weight gradient becomes one gemm.
+Tensor rows_2d(const Tensor& x) { return x.view({x.numel() / x.size(-1), x.size(-1)}); }
+
+}  // namespace
+
+// ── matmul ──  C = op(A)·op(B),  op(X) = X or Xᵀ             A: (…, M, K)  B: (…, K, N)  C: (…, M, N)
+// Backward:  d op(A) = dC·op(B)ᵀ,   d op(B) = op(A)ᵀ·dC        (the tape sums broadcast batch dims)
+//   so  dA = dC·op(B)ᵀ  or, if A was transposed,  dA = op(B)·dCᵀ
+//       dB = op(A)ᵀ·dC  or, if B was transposed,  dB = dCᵀ·op(A)
+Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options) {
+    Tensor c = matmul_forward(a, b, options);
+    const bool b_is_one_matrix = numel(Shape(b.shape().begin(), b.shape().end() - 2)) == 1 && !options.transpose_a;
+    return record("matmul", {a, b}, c, [a, b, options, b_is_one_matrix](const Tensor& dc, const std::vector<bool>& needs) -> Grads {
+        const bool ta = options.transpose_a, tb = options.transpose_b;
+        Tensor da, db;
+        if (needs[0])
+            da = ta ? matmul_forward(b, dc, {tb, true}) : matmul_forward(dc, b, {false, !tb});
+        if (needs[1]) {
+            // With B shared by the whole batch, its gradient sums over all rows: one (…·M)-row gemm.
+            const Tensor a_rows = b_is_one_matrix ? rows_2d(a) : a;
+            const Tensor dc_rows = b_is_one_matrix ? rows_2d(dc) : dc;
+            db = tb ? matmul_forward(dc_rows, a_rows, {true, ta}) : matmul_forward(a_rows, dc_rows, {!ta, false});
+            if (b_is_one_matrix) db = db.view(b.shape());
+        }
+        return {da, db};
+    });
+}
+
+}  // namespace tf

@@ -1,0 +1,115 @@
+// Fused neural-network ops with a hand-written backward: layer norm, dropout, cross-entropy.
+// Each could be composed from smaller ops; fused, they take one pass and keep less memory.
+#include <cmath>
+
+#include "autograd/error.h"
+#include "autograd/kernels/elementwise.h"
+#include "autograd/kernels/layer_norm.h"
+#include "autograd/kernels/softmax.h"
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+
+namespace tf {
+
+// ── layer_norm ──  over the last axis C:  y = γ ⊙ (x − μ)/√(σ² + ε) + β       x: (…, C)  γ, β: (C)
+// Backward (kernels/layer_norm.h):  dx = rstd·(g − mean(g) − x̂·mean(g ⊙ x̂)),  g = dy ⊙ γ
+//                                   dγ = Σ dy ⊙ x̂,   dβ = Σ dy
+Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps) {
+    const int64_t cols = x.dim() ? x.size(-1) : 0;
+    if (gamma.shape() != Shape{cols} || beta.shape() != Shape{cols})
+        throw ShapeError("layer_norm: input " + to_string(x.shape()) + " needs gamma and beta of shape (" +
+                         std::to_string(cols) + "), got " + to_string(gamma.shape()) + " and " + to_string(beta.shape()));
+    if (gamma.dtype() != x.dtype() || beta.dtype() != x.dtype())
+        throw ValueError("layer_norm: gamma, beta and input must share a dtype");
+    const int64_t rows = cols ? x.numel() / cols : 0;
+    Tensor y(x.shape(), x.dtype()), row_mean({rows}, x.dtype()), row_rstd({rows}, x.dtype());
+    dispatch(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        kernels::layer_norm_forward(x.data<T>(), gamma.data<T>(), beta.data<T>(), y.data<T>(), row_mean.data<T>(),
+                                    row_rstd.data<T>(), rows, cols, eps);
+    });
+    return record("layer_norm", {x, gamma, beta}, y, [x, gamma, row_mean, row_rstd, rows, cols](const Tensor& dy) -> Grads {
+        Tensor dx(x.shape(), x.dtype()), dgamma({cols}, x.dtype()), dbeta({cols}, x.dtype());
+        dispatch(x.dtype(), [&](auto zero) {
+            using T = decltype(zero);
+            kernels::layer_norm_backward(x.data<T>(), gamma.data<T>(), row_mean.data<T>(), row_rstd.data<T>(),
+                                         dy.data<T>(), dx.data<T>(), dgamma.data<T>(), dbeta.data<T>(), rows, cols);
+        });
+        return {dx, dgamma, dbeta};
+    });
+}
+
+// ── dropout ──  training: y = x ⊙ m / (1 − p),  m_i ~ Bernoulli(1 − p)   (inverted: eval needs no rescale)
+//               eval, or p = 0: y = x                                      dx = dy ⊙ m / (1 − p)
+Tensor dropout(const Tensor& x, double p, Rng& rng, bool training) {
+    if (!(p >= 0.0 && p < 1.0)) throw ValueError("dropout: probability " + std::to_string(p) + " is not in [0, 1)");
+    if (!training || p == 0.0) return x;
+    Tensor scaled_mask(x.shape(), x.dtype());
+    dispatch(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        const T keep_scale = static_cast<T>(1.0 / (1.0 - p));
+        T* mask = scaled_mask.data<T>();
+        for (int64_t i = 0; i < x.numel(); ++i) mask[i] = rng.uniform() >= p ? keep_scale : T(0);
+    });
+    Tensor y = kernels::zip(x, scaled_mask, [](auto v, auto m) { return v * m; }, "dropout");
+    return record("dropout", {x}, y, [scaled_mask](const Tensor& dy) -> Grads {
+        return {kernels::zip(dy, scaled_mask, [](auto g, auto m) { return g * m; }, "dropout")};
+    });
+}
+
+// ── cross_entropy ──  per row r with target t_r (rows whose target is ignore_index are skipped):
+//   q = (1 − ε)·onehot(t_r) + ε/V,   loss_r = −Σ_v q_v · log softmax(z_r)_v,   L = (1/N) Σ_r loss_r
+// Backward:  dz_r = (softmax(z_r) − q) · dL / N        N = number of rows not ignored
+Tensor cross_entropy(const Tensor& logits, const IndexTensor& targets, CrossEntropyOptions options) {
+    if (logits.dim() < 1 || Shape(logits.shape().begin(), logits.shape().end() - 1) != targets.shape)
+        throw ShapeError("cross_entropy: logits " + to_string(logits.shape()) + " and targets " +
+                         to_string(targets.shape) + ": targets must be the logits' shape without the last axis");
+    if (!(options.label_smoothing >= 0.0 && options.label_smoothing < 1.0))
+        throw ValueError("cross_entropy: label_smoothing " + std::to_string(options.label_smoothing) + " is not in [0, 1)");
+    const int64_t vocab = logits.size(-1);
+    const int64_t rows = targets.numel();
+    int64_t counted = 0;
+    for (int64_t target : targets.values) {
+        if (target == options.ignore_index) continue;
+        if (target < 0 || target >= vocab)
+            throw ShapeError("cross_entropy: target " + std::to_string(target) + " is out of range [0, " +
+                             std::to_string(vocab) + ")");
+        ++counted;
+    }
+    Tensor log_probs(logits.shape(), logits.dtype());
+    const double eps = options.label_smoothing;
+    double total = 0;
+    dispatch(logits.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        kernels::log_softmax_rows(logits.data<T>(), log_probs.data<T>(), rows, vocab);
+        const T* lp = log_probs.data<T>();
+        for (int64_t r = 0; r < rows; ++r) {
+            if (targets.values[r] == options.ignore_index) continue;
+            double row_sum = 0;
+            for (int64_t v = 0; v < vocab; ++v) row_sum += lp[r * vocab + v];
+            total -= (1 - eps) * lp[r * vocab + targets.values[r]] + eps / static_cast<double>(vocab) * row_sum;
+        }
+    });
+    // With every target ignored there is nothing to average: the loss is 0 (and so is its gradient).
+    Tensor loss = Tensor::scalar(counted ? total / static_cast<double>(counted) : 0.0, logits.dtype());
+    return record("cross_entropy", {logits}, loss, [log_probs, targets, options, counted, rows, vocab](const Tensor& dloss) -> Grads {
+        Tensor dlogits = Tensor::zeros(log_probs.shape(), log_probs.dtype());
+        if (counted == 0) return {dlogits};
+        dispatch(log_probs.dtype(), [&](auto zero) {
+            using T = decltype(zero);
+            const T scale = static_cast<T>(dloss.item() / static_cast<double>(counted));
+            const T smooth = static_cast<T>(options.label_smoothing / static_cast<double>(vocab));
+            const T* lp = log_probs.data<T>();
+            T* d = dlogits.data<T>();
+#pragma omp parallel for if (rows * vocab > kernels::kParallelGrain) schedule(static)
+            for (int64_t r = 0; r < rows; ++r) {
+                if (targets.values[r] == options.ignore_index) continue;
+                for (int64_t v = 0; v < vocab; ++v) d[r * vocab + v] = (std::exp(lp[r * vocab + v]) - smooth) * scale;
+                d[r * vocab + targets.values[r]] -= static_cast<T>(1.0 - options.label_smoothing) * scale;
+            }
+        });
+        return {dlogits};
+    });
+}
+
+}  // namespace tf

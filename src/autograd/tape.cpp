@@ -1,0 +1,140 @@
+// The tape's record/backward walk, the grad-mode switch, and broadcast-gradient reduction.
+#include "autograd/tape.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+
+#include "autograd/error.h"
+#include "autograd/ops.h"
+
+namespace tf {
+
+namespace {
+thread_local bool g_grad_enabled = true;
+}
+
+bool grad_enabled() { return g_grad_enabled; }
+
+NoGradGuard::NoGradGuard() : previous_(g_grad_enabled) { g_grad_enabled = false; }
+NoGradGuard::~NoGradGuard() { g_grad_enabled = previous_; }
+
+Tape& Tape::current() {
+    thread_local Tape tape;
+    return tape;
+}
+
+void Tape::record(const char* op, const std::vector<Tensor>& inputs, Tensor& output, BackwardFn backward) {
+    consumed_ = false;
+    TapeEntry entry{op, {}, {}, nullptr, output.shape(), output.dtype(), std::move(backward)};
+    for (const Tensor& input : inputs) {
+        entry.inputs.push_back(input.requires_grad() ? input.autograd_meta() : nullptr);
+        entry.input_shapes.push_back(input.shape());
+    }
+    auto meta = output.ensure_autograd_meta();
+    meta->requires_grad = true;
+    meta->is_leaf = false;
+    entry.output = meta;
+    entries_.push_back(std::move(entry));
+}
+
+Tensor sum_to_shape(const Tensor& grad, const Shape& shape) {
+    if (grad.shape() == shape) return grad;
+    const int64_t extra = grad.dim() - static_cast<int64_t>(shape.size());
+    if (extra < 0)
+        throw ShapeError("backward: gradient " + to_string(grad.shape()) + " has fewer dimensions than its input " +
+                         to_string(shape));
+    std::vector<int64_t> axes;
+    for (int64_t axis = 0; axis < grad.dim(); ++axis) {
+        const bool leading = axis < extra;
+        if (leading || (shape[axis - extra] == 1 && grad.shape()[axis] != 1)) axes.push_back(axis);
+        else if (shape[axis - extra] != grad.shape()[axis])
+            throw ShapeError("backward: gradient " + to_string(grad.shape()) + " does not broadcast to input " +
+                             to_string(shape));
+    }
+    return sum(grad, axes, /*keepdim=*/true).view(shape);
+}
+
+namespace {
+void accumulate(AutogradMeta& meta, const Tensor& grad) {
+    // Out of place on purpose: the incoming grad may be shared with another input's grad
+    // (add's backward hands dC to both inputs), so it must never be written into.
+    if (meta.grad) *meta.grad = add(*meta.grad, grad);
+    else meta.grad = std::make_shared<Tensor>(grad);
+}
+}  // namespace
+
+void Tape::backward(const Tensor& loss, const Tensor& seed) {
+    if (!loss.requires_grad())
+        throw AutogradError("backward: the loss does not require a gradient (no input of it requires one, or it "
+                            "was computed under NoGradGuard)");
+    if (seed.defined() && (seed.shape() != loss.shape() || seed.dtype() != loss.dtype()))
+        throw AutogradError("backward: seed gradient " + to_string(seed.shape()) + " " + dtype_name(seed.dtype()) +
+                            " does not match the output " + to_string(loss.shape()) + " " +
+                            dtype_name(loss.dtype()));
+    if (!seed.defined() && loss.numel() != 1)
+        throw AutogradError("backward: output of shape " + to_string(loss.shape()) +
+                            " is not a scalar; pass a seed gradient of the same shape");
+    const auto& loss_meta = loss.autograd_meta();
+    const auto last = std::find_if(entries_.rbegin(), entries_.rend(),
+                                   [&](const TapeEntry& entry) { return entry.output == loss_meta; });
+    if (last == entries_.rend() && !loss.is_leaf()) {
+        if (consumed_)
+            throw AutogradError("backward: called twice; the previous backward() consumed the tape and freed its "
+                                "activations. Run the forward pass again");
+        throw AutogradError("backward: this output is not on the current tape (recorded on another thread, or "
+                            "before tape.clear())");
+    }
+    accumulate(*loss_meta, seed.defined() ? seed : Tensor::ones(loss.shape(), loss.dtype()));
+
+    NoGradGuard no_grad;  // backward closures compute with ops but must not record
+    for (auto entry = last; entry != entries_.rend(); ++entry) {
+        if (!entry->output->grad) continue;  // nothing downstream of this entry reached the loss
+        const Tensor grad_output = *entry->output->grad;
+        if (!entry->output->retain_grad) entry->output->grad = nullptr;
+        std::vector<bool> needs_grad;
+        for (const auto& input : entry->inputs) needs_grad.push_back(input != nullptr);
+        const Grads grads = entry->backward(grad_output, needs_grad);
+        if (grads.size() != entry->inputs.size())
+            throw AutogradError(std::string(entry->op) + ": backward returned " + std::to_string(grads.size()) +
+                                " gradients for " + std::to_string(entry->inputs.size()) + " inputs");
+        for (std::size_t i = 0; i < grads.size(); ++i) {
+            if (!entry->inputs[i]) continue;
+            if (!grads[i].defined())
+                throw AutogradError(std::string(entry->op) + ": backward gave no gradient for input " +
+                                    std::to_string(i) + ", which requires one");
+            accumulate(*entry->inputs[i], sum_to_shape(grads[i], entry->input_shapes[i]));
+        }
+    }
+    entries_.clear();
+    consumed_ = true;
+}
+
+void Tape::clear() {
+    entries_.clear();
+    consumed_ = false;
+}
+
+std::vector<std::string> Tape::op_names() const {
+    std::vector<std::string> names;
+    for (const TapeEntry& entry : entries_) names.emplace_back(entry.op);
+    return names;
+}
+
+void Tape::dump(std::ostream& out) const {
+    std::size_t total_bytes = 0;
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        const TapeEntry& entry = entries_[i];
+        std::string inputs;
+        for (std::size_t j = 0; j < entry.input_shapes.size(); ++j)
+            inputs += (j ? ", " : "") + to_string(entry.input_shapes[j]);
+        const std::size_t bytes = static_cast<std::size_t>(numel(entry.output_shape)) * dtype_size(entry.dtype);
+        total_bytes += bytes;
+        out << std::setw(4) << i << "  " << std::left << std::setw(16) << entry.op << std::right << inputs
+            << " -> " << to_string(entry.output_shape) << " " << dtype_name(entry.dtype) << "  " << bytes
+            << " bytes\n";
+    }
+    out << entries_.size() << " entries, " << total_bytes << " bytes of outputs\n";
+}
+
+}  // namespace tf

@@ -1,0 +1,100 @@
+// The tape: reverse-mode automatic differentiation by recording.
+//
+// Every op whose inputs require a gradient appends one entry to the active (thread-local) tape:
+// its name, its inputs, its output and one backward closure that maps the output's gradient to
+// the inputs' gradients. The tape is therefore already in topological order, so backward() just
+// walks it once from the end, and never needs a graph search.
+#pragma once
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "autograd/tensor.h"
+
+namespace tf {
+
+using Grads = std::vector<Tensor>;  // one gradient per op input (undefined = no gradient)
+// Maps dL/d(output) to dL/d(input_i). needs_grad[i] says whether input i wants one, so an op may
+// skip work; the tape ignores gradients for inputs that do not need them.
+using BackwardFn = std::function<Grads(const Tensor& grad_output, const std::vector<bool>& needs_grad)>;
+
+struct TapeEntry {
+    const char* op;
+    std::vector<std::shared_ptr<AutogradMeta>> inputs;  // null for inputs that need no gradient
+    std::vector<Shape> input_shapes;
+    std::shared_ptr<AutogradMeta> output;
+    Shape output_shape;
+    DType dtype;
+    BackwardFn backward;
+};
+
+class Tape {
+public:
+    // The tape ops record on: one per thread.
+    static Tape& current();
+
+    // Appends an entry and marks `output` as a non-leaf requiring a gradient.
+    void record(const char* op, const std::vector<Tensor>& inputs, Tensor& output, BackwardFn backward);
+
+    // Walks the tape in reverse once: seeds dL/dL = 1 (or `seed` for a non-scalar output),
+    // calls each entry's backward, sums broadcast gradients back to each input's shape and
+    // accumulates them into the inputs' grads. Frees the recorded activations afterwards.
+    void backward(const Tensor& loss, const Tensor& seed = Tensor());
+
+    // Drops every entry (and the activations the closures hold) without running backward.
+    void clear();
+
+    std::size_t size() const { return entries_.size(); }
+    std::vector<std::string> op_names() const;
+    // Prints one line per entry: index, op, input shapes -> output shape, output bytes.
+    void dump(std::ostream& out) const;
+
+private:
+    std::vector<TapeEntry> entries_;
+    bool consumed_ = false;  // a backward ran and nothing was recorded since
+};
+
+// Recording is on unless a NoGradGuard is alive on this thread.
+bool grad_enabled();
+
+// While alive, ops record nothing (evaluation, optimizer updates, backward closures).
+class NoGradGuard {
+public:
+    NoGradGuard();
+    ~NoGradGuard();
+    NoGradGuard(const NoGradGuard&) = delete;
+    NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+private:
+    bool previous_;
+};
+
+// Sums `grad` over the dimensions that broadcasting stretched, giving back `shape`.
+// The one place broadcast gradients are reduced; ops never do it themselves.
+Tensor sum_to_shape(const Tensor& grad, const Shape& shape);
+
+// What every op calls after computing its forward value: records it on the tape if recording is
+// on and any input requires a gradient, and returns the output. The closure may take
+// (grad_output) or (grad_output, needs_grad).
+template <class Backward>
+Tensor record(const char* op, const std::vector<Tensor>& inputs, Tensor output, Backward&& backward) {
+    if (!grad_enabled()) return output;
+    bool any_requires_grad = false;
+    for (const Tensor& input : inputs) any_requires_grad = any_requires_grad || input.requires_grad();
+    if (!any_requires_grad) return output;
+    if constexpr (std::is_invocable_v<Backward, const Tensor&, const std::vector<bool>&>) {
+        Tape::current().record(op, inputs, output, std::forward<Backward>(backward));
+    } else {
+        Tape::current().record(op, inputs, output,
+                               [fn = std::forward<Backward>(backward)](const Tensor& grad_output,
+                                                                       const std::vector<bool>&) {
+                                   return fn(grad_output);
+                               });
+    }
+    return output;
+}
+
+}  // namespace tf

@@ -1,0 +1,10 @@
+// The CLI's subcommands. Each add_*_command registers one subcommand on the app; when it runs it
+// stores its exit code in `exit_code` (0 success, 2 bad input, 1 other failure).
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace tf::cli {
+
+void add_gradcheck_command(CLI::App& app, int& exit_code);
+
+}  // namespace tf::cli

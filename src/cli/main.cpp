@@ -1,0 +1,36 @@
+// tapeformer: the command-line front door. Parses the subcommand with CLI11 and turns every
+// error into a one-line message and an exit code — never a crash or a signal.
+#include <iostream>
+
+#include "autograd/error.h"
+#include "autograd/kernels/mode.h"
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"tapeformer: train and take apart attention models and their RNN baselines."};
+    app.set_version_flag("--version", std::string("tapeformer ") + TF_VERSION);
+    int threads = 0;
+    app.add_option("--threads", threads, "threads for kernels and oneDNN (default: all cores)")
+        ->check(CLI::NonNegativeNumber);
+    app.require_subcommand(1);
+    int exit_code = 0;
+    tf::cli::add_gradcheck_command(app, exit_code);
+    app.parse_complete_callback([&] {
+        if (threads > 0) tf::kernels::set_num_threads(threads);
+    });
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& done) {
+        return app.exit(done);
+    } catch (const CLI::ParseError& error) {
+        app.exit(error);
+        return 2;
+    } catch (const tf::ValueError& error) {
+        std::cerr << "error: " << error.what() << "\n";
+        return 2;
+    } catch (const std::exception& error) {
+        std::cerr << "error: " << error.what() << "\n";
+        return 1;
+    }
+    return exit_code;
+}
