@@ -1,0 +1,74 @@
+// Reading a JSON config strictly: every value is type- and range-checked, every error names its
+// JSON path ("model.heads: expected an integer ≥ 1, got 1.5"), and keys nobody read are errors
+// ("model.hedas: unknown key (did you mean 'heads'?)"), so a typo never silently becomes a default.
+#pragma once
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/error.h"
+
+namespace tf {
+
+// A config that is wrong: names the JSON path and what was expected.
+class ConfigError : public Error {
+public:
+    using Error::Error;
+};
+
+namespace config {
+
+using Json = nlohmann::json;
+
+class JsonReader {
+public:
+    // `path` is how errors name this object: "" for the root, "model", "model.layers[1]".
+    JsonReader(const Json& object, std::string path);
+
+    bool has(const std::string& key) const;
+    std::string path_of(const std::string& key) const;
+
+    // Each getter marks the key as read. Without a default the key is required.
+    int64_t integer(const std::string& key, int64_t min = std::numeric_limits<int64_t>::min(),
+                    int64_t max = std::numeric_limits<int64_t>::max());
+    int64_t integer(const std::string& key, int64_t fallback, int64_t min, int64_t max);
+    double number(const std::string& key, double min = -std::numeric_limits<double>::infinity(),
+                  double max = std::numeric_limits<double>::infinity());
+    double number(const std::string& key, double fallback, double min, double max);
+    bool boolean(const std::string& key);
+    bool boolean(const std::string& key, bool fallback);
+    std::string string(const std::string& key);
+    std::string string(const std::string& key, const std::string& fallback);
+    // A string that must be one of `choices`.
+    std::string choice(const std::string& key, const std::vector<std::string>& choices);
+    std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices);
+    std::vector<int64_t> integers(const std::string& key, int64_t min, int64_t max);
+    // A nested object, read with its own reader (its own unknown-key check).
+    JsonReader object(const std::string& key);
+    const Json& raw(const std::string& key);  // the value as is (marked read)
+    void mark_read(const std::string& key);
+
+    // Throws for the first key that no getter read, suggesting the closest known name.
+    void finish(const std::vector<std::string>& also_known = {}) const;
+
+    const std::string& path() const { return path_; }
+
+private:
+    const Json& value(const std::string& key);
+    [[noreturn]] void fail(const std::string& key, const std::string& expected, const Json& got) const;
+
+    const Json& object_;
+    std::string path_;
+    std::set<std::string> read_;
+};
+
+// The closest of `candidates` to `word` by edit distance, or "" if none is close.
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+// A JSON value shown briefly in an error: 1.5, "abc", [1,2], {...}.
+std::string describe(const Json& value);
+
+}  // namespace config
+}  // namespace tf

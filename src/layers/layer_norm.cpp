@@ -1,0 +1,15 @@
+// LayerNorm module.
+#include "layers/layer_norm.h"
+
+#include "autograd/ops.h"
+
+namespace tf {
+
+LayerNorm::LayerNorm(int64_t width, double eps, DType dtype) : eps_(eps) {
+    gamma_ = register_parameter("weight", Tensor::ones({width}, dtype));
+    beta_ = register_parameter("bias", Tensor::zeros({width}, dtype));
+}
+
+Tensor LayerNorm::forward(const Tensor& x) const { return layer_norm(x, gamma_, beta_, eps_); }
+
+}  // namespace tf

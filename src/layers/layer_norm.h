@@ -1,0 +1,19 @@
+// LayerNorm module: y = γ ⊙ (x − μ)/√(σ² + ε) + β over the last axis (the op is in autograd/ops/nn.cpp).
+// γ starts at 1 and β at 0, stored as "weight" and "bias" as in PyTorch.
+#pragma once
+#include "layers/module.h"
+
+namespace tf {
+
+class LayerNorm : public Module {
+public:
+    explicit LayerNorm(int64_t width, double eps = 1e-5, DType dtype = DType::f32);
+    Tensor forward(const Tensor& x) const;
+    Tensor operator()(const Tensor& x) const { return forward(x); }
+
+private:
+    Tensor gamma_, beta_;
+    double eps_;
+};
+
+}  // namespace tf

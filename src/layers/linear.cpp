@@ -1,0 +1,19 @@
+// Linear layer.
+#include "layers/linear.h"
+
+#include "autograd/ops.h"
+
+namespace tf {
+
+Linear::Linear(int64_t in_features, int64_t out_features, bool bias, const InitScheme& init, Rng& rng, DType dtype) {
+    weight_ = register_parameter("weight", init_tensor({out_features, in_features}, in_features, out_features, init, rng, dtype));
+    if (bias) bias_ = register_parameter("bias", Tensor::zeros({out_features}, dtype));
+}
+
+// y = x·Wᵀ + b: one GEMM over all leading dimensions (matmul folds them into rows).
+Tensor Linear::forward(const Tensor& x) const {
+    const Tensor y = matmul(x, weight_, {.transpose_a = false, .transpose_b = true});
+    return bias_.defined() ? y + bias_ : y;
+}
+
+}  // namespace tf

@@ -1,0 +1,23 @@
+// Linear: y = x·Wᵀ + b      x: (…, in)   W: (out, in)   b: (out)   y: (…, out)
+// W is stored (out, in) as in PyTorch, so weights move between the two without transposing.
+#pragma once
+#include "layers/init.h"
+#include "layers/module.h"
+
+namespace tf {
+
+class Linear : public Module {
+public:
+    Linear(int64_t in_features, int64_t out_features, bool bias, const InitScheme& init, Rng& rng,
+           DType dtype = DType::f32);
+    Tensor forward(const Tensor& x) const;
+    Tensor operator()(const Tensor& x) const { return forward(x); }
+
+    const Tensor& weight() const { return weight_; }
+    const Tensor& bias() const { return bias_; }  // undefined without a bias
+
+private:
+    Tensor weight_, bias_;
+};
+
+}  // namespace tf

@@ -1,0 +1,41 @@
+// The registry and the list of built-in layers.
+#include "layers/registry.h"
+
+#include "autograd/error.h"
+
+namespace tf {
+
+void LayerRegistry::add(const std::string& type, LayerFactory factory) {
+    if (factories_.count(type)) throw ValueError("LayerRegistry: type '" + type + "' is registered twice");
+    factories_[type] = std::move(factory);
+}
+
+std::vector<std::string> LayerRegistry::types() const {
+    std::vector<std::string> names;
+    for (const auto& [name, unused] : factories_) names.push_back(name);
+    return names;
+}
+
+std::shared_ptr<SequenceLayer> LayerRegistry::create(const config::Json& block, const std::string& path,
+                                                     const LayerBuildContext& build) const {
+    config::JsonReader reader(block, path);
+    const std::string type = reader.choice("type", types());
+    auto layer = factories_.at(type)(reader, build);
+    reader.finish();
+    return layer;
+}
+
+void register_builtin_layers(LayerRegistry& registry) {
+    (void)registry;
+}
+
+const LayerRegistry& builtin_layers() {
+    static const LayerRegistry registry = [] {
+        LayerRegistry filled;
+        register_builtin_layers(filled);
+        return filled;
+    }();
+    return registry;
+}
+
+}  // namespace tf

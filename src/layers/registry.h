@@ -1,0 +1,47 @@
+// The layer registry: config "type" name → factory. One explicit function, register_builtin_layers,
+// lists the built-in layers; coursework adds its own layer with one line there (see docs/extending.md).
+// No self-registering static objects: the linker silently drops those from static libraries.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/json_reader.h"
+#include "layers/init.h"
+#include "layers/sequence_layer.h"
+
+namespace tf {
+
+// What every factory may use besides its own JSON block.
+struct LayerBuildContext {
+    int64_t width = 0;                   // the model width C the layer reads and writes
+    Rng* init_rng = nullptr;             // for initial weights
+    std::shared_ptr<Rng> dropout_rng;    // shared by every dropout in the model
+    InitScheme init;                     // the model's default initialisation
+    DType dtype = DType::f32;
+};
+
+// Reads the layer's keys from `config` (unknown keys are caught after the factory returns).
+using LayerFactory = std::function<std::shared_ptr<SequenceLayer>(config::JsonReader& config, const LayerBuildContext& build)>;
+
+class LayerRegistry {
+public:
+    void add(const std::string& type, LayerFactory factory);
+    // Builds the layer described by `block` ({"type": ..., its keys}); `path` names it in errors.
+    std::shared_ptr<SequenceLayer> create(const config::Json& block, const std::string& path,
+                                          const LayerBuildContext& build) const;
+    std::vector<std::string> types() const;
+    bool contains(const std::string& type) const { return factories_.count(type) > 0; }
+
+private:
+    std::map<std::string, LayerFactory> factories_;
+};
+
+void register_builtin_layers(LayerRegistry& registry);
+
+// The registry with every built-in layer, built once.
+const LayerRegistry& builtin_layers();
+
+}  // namespace tf

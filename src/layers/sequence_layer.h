@@ -1,0 +1,28 @@
+// SequenceLayer: the common shape of the layers a config can name by type — anything that maps a
+// sequence to a sequence, x: (B, T, C_in) → (B, T, C_out): attention variants, RNN/GRU/LSTM layers,
+// transformer blocks. The context carries what some of them need (masks, lengths, encoder memory).
+#pragma once
+#include <vector>
+
+#include "layers/module.h"
+
+namespace tf {
+
+struct SequenceContext {
+    // (B, T) with 1 where x holds padding (keys there get no attention), or undefined: no padding.
+    Tensor padding_mask;
+    // Valid length of each batch item (RNNs stop there); empty means every item is full length.
+    std::vector<int64_t> lengths;
+    bool causal = false;  // position t may only see positions ≤ t
+    // Encoder output (B, S, C) for cross-attention, and its padding mask (B, S); undefined otherwise.
+    Tensor memory;
+    Tensor memory_padding_mask;
+};
+
+class SequenceLayer : public Module {
+public:
+    virtual Tensor forward(const Tensor& x, const SequenceContext& context) = 0;
+    Tensor operator()(const Tensor& x, const SequenceContext& context) { return forward(x, context); }
+};
+
+}  // namespace tf
