@@ -140,10 +140,10 @@ void JsonReader::finish(const std::vector<std::string>& also_known) const {
     }
 }
 
-// Levenshtein distance; a match is offered when it is at most a third of the word (and ≤ 3).
+// Levenshtein distance; a match is offered within max(2, a third of the word) edits, at most 3.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
     std::string best;
-    std::size_t best_distance = std::min<std::size_t>(3, std::max<std::size_t>(1, word.size() / 3)) + 1;
+    std::size_t best_distance = std::min<std::size_t>(3, std::max<std::size_t>(2, word.size() / 3)) + 1;
     for (const std::string& candidate : candidates) {
         std::vector<std::size_t> previous(candidate.size() + 1), current(candidate.size() + 1);
         for (std::size_t j = 0; j <= candidate.size(); ++j) previous[j] = j;
