@@ -1,0 +1,53 @@
+// SequenceModel: what the trainer, the decoders and the analysis tools know of a model. A model
+// maps a batch of token ids to next-token logits (teacher forcing), and can decode step by step.
+// Seq2seq models read src and predict tgt; the decoder-only LM reads only tgt_in.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "layers/module.h"
+
+namespace tf {
+
+struct ModelInput {
+    IndexTensor src;                   // (B, S) source ids; empty for a language model
+    std::vector<int64_t> src_lengths;  // B valid source lengths
+    Tensor src_padding_mask;           // (B, S) f32, 1 = padding
+    IndexTensor tgt_in;                // (B, T) decoder input: <bos> then the target shifted right
+    std::vector<int64_t> tgt_lengths;
+    Tensor tgt_padding_mask;           // (B, T) f32, 1 = padding
+};
+
+// Everything a model keeps between decoding steps. Each tensor has the batch (or beam) as its
+// first axis, so beam search can reorder hypotheses by selecting rows, whatever the model.
+struct DecodeState {
+    std::vector<Tensor> tensors;
+    std::vector<int64_t> src_lengths;
+};
+
+// One attention map recorded during the last forward, for analysis: weights (B, H, T, S).
+struct AttentionMap {
+    std::string name;  // e.g. "decoder.layers.0.cross_attn"
+    std::string kind;  // "self", "cross" or "additive"
+    Tensor weights;
+};
+
+class SequenceModel : public Module {
+public:
+    // Teacher-forced next-token logits, (B, T, V).
+    virtual Tensor forward(const ModelInput& input) = 0;
+    // Encodes the source once (nothing, for an LM) and returns the state decode_step needs.
+    virtual DecodeState begin_decode(const ModelInput& input) = 0;
+    // Logits (B, V) for the token after `prefix` (B, t) — prefix starts with <bos>.
+    virtual Tensor decode_step(DecodeState& state, const IndexTensor& prefix) = 0;
+    virtual int64_t vocab_size() const = 0;
+    virtual bool is_language_model() const { return false; }
+    // Ask attention layers to keep their weights in the next forward, and collect them after.
+    virtual void keep_attention_maps(bool keep) { (void)keep; }
+    virtual std::vector<AttentionMap> attention_maps() const { return {}; }
+};
+
+// Selects rows of every state tensor: hypothesis i of the new state is row rows[i] of the old.
+void reorder_decode_state(DecodeState& state, const std::vector<int64_t>& rows);
+
+}  // namespace tf

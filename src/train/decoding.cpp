@@ -1,0 +1,161 @@
+// Greedy, beam and sampled decoding on top of SequenceModel::decode_step.
+#include "train/decoding.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "autograd/error.h"
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+
+namespace tf {
+
+ModelInput select_batch_rows(const ModelInput& input, const std::vector<int64_t>& rows) {
+    ModelInput out;
+    if (input.src.numel() == 0) return out;
+    const int64_t S = input.src.shape[1];
+    int64_t longest = 0;
+    for (int64_t row : rows) longest = std::max(longest, input.src_lengths.empty() ? S : input.src_lengths[row]);
+    std::vector<int64_t> ids;
+    std::vector<double> padding;
+    for (int64_t row : rows) {
+        const int64_t length = input.src_lengths.empty() ? S : input.src_lengths[row];
+        out.src_lengths.push_back(length);
+        for (int64_t s = 0; s < longest; ++s) {
+            ids.push_back(s < length ? input.src.values[row * S + s] : 0);
+            padding.push_back(s < length ? 0.0 : 1.0);
+        }
+    }
+    const int64_t count = static_cast<int64_t>(rows.size());
+    out.src = IndexTensor(ids, {count, longest});
+    out.src_padding_mask = Tensor::from_data(padding, {count, longest});
+    return out;
+}
+
+std::vector<std::vector<int64_t>> greedy_decode(SequenceModel& model, const ModelInput& input, const DecodeOptions& options) {
+    NoGradGuard no_grad;
+    const int64_t batch = input.src.numel() ? input.src.shape[0] : 1;
+    DecodeState state = model.begin_decode(input);
+    std::vector<std::vector<int64_t>> prefix(static_cast<std::size_t>(batch), std::vector<int64_t>{options.bos});
+    std::vector<bool> finished(static_cast<std::size_t>(batch), false);
+    for (int64_t step = 0; step < options.max_length; ++step) {
+        std::vector<int64_t> flat;
+        for (const auto& row : prefix) flat.insert(flat.end(), row.begin(), row.end());
+        const IndexTensor next = argmax(model.decode_step(state, IndexTensor(flat, {batch, step + 1})));  // (B)
+        bool all_done = true;
+        for (int64_t b = 0; b < batch; ++b) {
+            finished[b] = finished[b] || prefix[b].back() == options.eos;
+            // A finished row keeps being fed <eos> so every row has the same length.
+            prefix[b].push_back(finished[b] ? options.eos : next.values[b]);
+            all_done = all_done && (finished[b] || next.values[b] == options.eos);
+        }
+        if (all_done) break;
+    }
+    std::vector<std::vector<int64_t>> result;
+    for (const auto& row : prefix) {
+        const auto end = std::find(row.begin() + 1, row.end(), options.eos);
+        result.emplace_back(row.begin() + 1, end);
+    }
+    return result;
+}
+
+namespace {
+
+struct Hypothesis {
+    std::vector<int64_t> tokens;  // starts with <bos>
+    double log_prob = 0;
+};
+
+double penalised(const Hypothesis& h, double alpha) {
+    const double length = static_cast<double>(h.tokens.size() - 1);
+    return h.log_prob / std::pow((5.0 + length) / 6.0, alpha);
+}
+
+std::vector<int64_t> beam_search_one(SequenceModel& model, const ModelInput& single, const DecodeOptions& options,
+                                     const BeamOptions& beam) {
+    DecodeState state = model.begin_decode(single);
+    std::vector<Hypothesis> live = {{{options.bos}, 0.0}};
+    std::vector<Hypothesis> finished;
+    for (int64_t step = 0; step < options.max_length && !live.empty(); ++step) {
+        const int64_t count = static_cast<int64_t>(live.size());
+        std::vector<int64_t> flat;
+        for (const auto& h : live) flat.insert(flat.end(), h.tokens.begin(), h.tokens.end());
+        const Tensor log_probs = log_softmax(model.decode_step(state, IndexTensor(flat, {count, step + 1})));  // (k, V)
+        const int64_t vocab = log_probs.size(-1);
+        // Every (hypothesis, token) extension, best first; keep beam_size of them.
+        std::vector<std::pair<double, int64_t>> candidates;
+        for (int64_t k = 0; k < count; ++k)
+            for (int64_t v = 0; v < vocab; ++v) candidates.emplace_back(live[k].log_prob + log_probs.at({k, v}), k * vocab + v);
+        const auto keep = std::min<std::size_t>(candidates.size(), static_cast<std::size_t>(beam.beam_size));
+        std::partial_sort(candidates.begin(), candidates.begin() + static_cast<long>(keep), candidates.end(),
+                          [](const auto& a, const auto& b) { return a.first > b.first; });
+        std::vector<Hypothesis> next;
+        std::vector<int64_t> parents;  // the state row each surviving hypothesis continues from
+        for (std::size_t i = 0; i < keep; ++i) {
+            const int64_t parent = candidates[i].second / vocab;
+            Hypothesis h = live[parent];
+            h.tokens.push_back(candidates[i].second % vocab);
+            h.log_prob = candidates[i].first;
+            if (h.tokens.back() == options.eos) {
+                finished.push_back(std::move(h));
+            } else {
+                next.push_back(std::move(h));
+                parents.push_back(parent);
+            }
+        }
+        live = std::move(next);
+        if (!live.empty()) reorder_decode_state(state, parents);
+        if (static_cast<int64_t>(finished.size()) >= beam.beam_size) break;
+    }
+    finished.insert(finished.end(), live.begin(), live.end());  // unfinished at max_length still count
+    const auto best = std::max_element(finished.begin(), finished.end(), [&](const auto& a, const auto& b) {
+        return penalised(a, beam.length_penalty) < penalised(b, beam.length_penalty);
+    });
+    std::vector<int64_t> tokens(best->tokens.begin() + 1, best->tokens.end());
+    if (!tokens.empty() && tokens.back() == options.eos) tokens.pop_back();
+    return tokens;
+}
+
+}  // namespace
+
+std::vector<std::vector<int64_t>> beam_search(SequenceModel& model, const ModelInput& input, const DecodeOptions& options,
+                                              const BeamOptions& beam) {
+    if (beam.beam_size < 1) throw ValueError("beam_search: beam_size must be ≥ 1, got " + std::to_string(beam.beam_size));
+    NoGradGuard no_grad;
+    const int64_t batch = input.src.numel() ? input.src.shape[0] : 1;
+    std::vector<std::vector<int64_t>> result;
+    for (int64_t b = 0; b < batch; ++b) result.push_back(beam_search_one(model, select_batch_rows(input, {b}), options, beam));
+    return result;
+}
+
+std::vector<int64_t> sample_continuation(SequenceModel& model, const std::vector<int64_t>& prompt, const DecodeOptions& options,
+                                         const SampleOptions& sample, Rng& rng) {
+    if (!(sample.temperature > 0)) throw ValueError("sample: temperature must be > 0");
+    NoGradGuard no_grad;
+    DecodeState state = model.begin_decode(ModelInput{});
+    std::vector<int64_t> prefix = {options.bos};
+    prefix.insert(prefix.end(), prompt.begin(), prompt.end());
+    std::vector<int64_t> generated;
+    for (int64_t step = 0; step < options.max_length; ++step) {
+        // p ∝ exp(logit / τ), restricted to the k largest logits.
+        const std::vector<double> logits =
+            model.decode_step(state, IndexTensor(prefix, {1, static_cast<int64_t>(prefix.size())})).to_vector();
+        std::vector<int64_t> order(logits.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return logits[a] > logits[b]; });
+        if (sample.top_k > 0 && sample.top_k < static_cast<int64_t>(order.size())) order.resize(static_cast<std::size_t>(sample.top_k));
+        std::vector<double> weights;
+        for (int64_t token : order) weights.push_back(std::exp((logits[token] - logits[order[0]]) / sample.temperature));
+        double draw = rng.uniform() * std::accumulate(weights.begin(), weights.end(), 0.0);
+        std::size_t pick = 0;
+        while (pick + 1 < weights.size() && draw >= weights[pick]) draw -= weights[pick++];
+        const int64_t token = order[pick];
+        if (token == options.eos) break;
+        generated.push_back(token);
+        prefix.push_back(token);
+    }
+    return generated;
+}
+
+}  // namespace tf

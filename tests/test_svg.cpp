@@ -1,0 +1,54 @@
+// SVG plots: well-formed XML with the expected number of series, points, legend entries and cells.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "analysis/svg.h"
+#include "xml_check.h"
+
+using namespace tf;
+
+TEST_CASE("a line plot is well-formed XML with one polyline per series and every point", "[unit]") {
+    svg::LinePlot plot{"loss <train & valid>", "step", "loss", {}, false};
+    plot.series.push_back({"gru", {0, 1, 2, 3}, {4.0, 3.0, 2.5, 2.0}});
+    plot.series.push_back({"transformer \"big\"", {0, 1, 2}, {4.0, 2.0, 1.0}});
+    const std::string text = svg::render(plot);
+    CHECK(test::xml_problem(text) == "");
+    CHECK(test::count_occurrences(text, "class=\"series\"") == 2);
+    CHECK(test::count_occurrences(text, "class=\"legend\"") == 2);
+    const auto first = text.find("points=\"", text.find("data-name=\"gru\""));
+    const std::string points = text.substr(first + 8, text.find('"', first + 8) - first - 8);
+    CHECK(test::count_occurrences(points, ",") == 4);
+    CHECK(text.find("loss &lt;train &amp; valid&gt;") != std::string::npos);
+}
+
+TEST_CASE("non-finite points and non-positive values on a log axis are skipped", "[unit]") {
+    svg::LinePlot plot{"t", "x", "y", {{"s", {0, 1, 2, 3}, {1.0, NAN, 0.0, 10.0}}}, true};
+    const std::string text = svg::render(plot);
+    CHECK(test::xml_problem(text) == "");
+    const auto first = text.find("points=\"");
+    const std::string points = text.substr(first + 8, text.find('"', first + 8) - first - 8);
+    CHECK(test::count_occurrences(points, ",") == 2);
+}
+
+TEST_CASE("a heatmap has one cell per value and a colour bar", "[unit]") {
+    svg::Heatmap heatmap{"attention", "key", "query", "weight", {{0.1, 0.9, 0.0}, {0.5, 0.5, 0.0}}, {"a", "b", "<c>"}, {}};
+    const std::string text = svg::render(heatmap);
+    CHECK(test::xml_problem(text) == "");
+    CHECK(test::count_occurrences(text, "class=\"cell\"") == 6);
+    CHECK(text.find("&lt;c&gt;") != std::string::npos);
+    CHECK(text.find(">weight<") != std::string::npos);
+}
+
+TEST_CASE("nice ticks are round numbers covering the range", "[unit]") {
+    CHECK(svg::nice_ticks(0, 10, 5) == std::vector<double>{0, 2, 4, 6, 8, 10});
+    CHECK(svg::nice_ticks(0.13, 0.87, 4) == std::vector<double>{0.2, 0.4, 0.6, 0.8});
+    CHECK(svg::nice_ticks(3, 3) == std::vector<double>{3});
+}
+
+TEST_CASE("the XML check itself catches broken documents", "[unit]") {
+    CHECK(test::xml_problem("<a><b></a></b>") != "");
+    CHECK(test::xml_problem("<a x=\"1></a>") != "");
+    CHECK(test::xml_problem("<a>&nbsp;</a>") != "");
+    CHECK(test::xml_problem("<a>") != "");
+    CHECK(test::xml_problem("<a><b/></a>") == "");
+}
