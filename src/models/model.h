@@ -45,6 +45,25 @@ public:
     // Ask attention layers to keep their weights in the next forward, and collect them after.
     virtual void keep_attention_maps(bool keep) { (void)keep; }
     virtual std::vector<AttentionMap> attention_maps() const { return {}; }
+    // For gradient analysis: while on, forward keeps its input vectors x (B, S, C) — the source
+    // embeddings with positions added (the target-side ones for an LM) — with retain_grad, so
+    // ∂L/∂x_j can be read from probed_inputs().grad() after backward.
+    void probe_inputs(bool on) { probe_inputs_ = on; }
+    Tensor probed_inputs() const { return probed_inputs_; }
+
+protected:
+    // Models call this on their input vectors; it retains them only while probing is on.
+    Tensor probe(Tensor inputs) {
+        if (probe_inputs_) {
+            inputs.retain_grad();
+            probed_inputs_ = inputs;
+        }
+        return inputs;
+    }
+
+private:
+    bool probe_inputs_ = false;
+    Tensor probed_inputs_;
 };
 
 // Selects rows of every state tensor: hypothesis i of the new state is row rows[i] of the old.
