@@ -1,0 +1,73 @@
+// Atomic writes with POSIX calls (std::ofstream cannot fsync).
+#include "util/files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "autograd/error.h"
+
+namespace tf {
+
+namespace {
+[[noreturn]] void fail(const std::string& what, const std::string& path) {
+    throw Error(what + " '" + path + "': " + std::strerror(errno));
+}
+
+void sync_directory_of(const std::string& path) {
+    const std::string directory = std::filesystem::path(path).parent_path().string();
+    const int fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return;  // best effort: the rename itself already happened atomically
+    ::fsync(fd);
+    ::close(fd);
+}
+}  // namespace
+
+void write_file_atomic(const std::string& path, const std::string& contents) {
+    const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) fail("cannot create", temporary);
+    std::size_t written = 0;
+    while (written < contents.size()) {
+        const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            ::close(fd);
+            ::unlink(temporary.c_str());
+            fail("cannot write", temporary);
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        ::unlink(temporary.c_str());
+        fail("cannot flush", temporary);
+    }
+    if (::rename(temporary.c_str(), path.c_str()) != 0) {
+        ::unlink(temporary.c_str());
+        fail("cannot rename onto", path);
+    }
+    sync_directory_of(path);
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot open '" + path + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+bool file_exists(const std::string& path) { return std::filesystem::exists(path); }
+
+void make_directories(const std::string& path) {
+    std::error_code error;
+    std::filesystem::create_directories(path, error);
+    if (error) throw Error("cannot create directory '" + path + "': " + error.message());
+}
+
+}  // namespace tf
