@@ -1,0 +1,42 @@
+// Reading and validating the "train" and "decode" sections.
+#include "train/train_config.h"
+
+#include <algorithm>
+
+namespace tf {
+
+double TemperatureCurriculum::multiplier_at(int64_t step) const {
+    if (!enabled || steps <= 0 || step >= steps) return 1.0;
+    return start + (1.0 - start) * static_cast<double>(step) / static_cast<double>(steps);
+}
+
+TrainConfig read_train_config(config::JsonReader& section) {
+    TrainConfig train;
+    train.max_steps = section.integer("max_steps", train.max_steps, 1, 100'000'000);
+    train.max_minutes = section.number("max_minutes", train.max_minutes, 0.0, 1e6);
+    train.log_every = section.integer("log_every", train.log_every, 1, 100'000'000);
+    train.eval_every = section.integer("eval_every", train.eval_every, 0, 100'000'000);
+    train.eval_batches = section.integer("eval_batches", train.eval_batches, 0, 100'000'000);
+    train.checkpoint_every = section.integer("checkpoint_every", train.checkpoint_every, 0, 100'000'000);
+    train.label_smoothing = section.number("label_smoothing", train.label_smoothing, 0.0, 0.99);
+    if (section.has("temperature_curriculum")) {
+        config::JsonReader curriculum = section.object("temperature_curriculum");
+        train.temperature_curriculum.enabled = true;
+        train.temperature_curriculum.start = curriculum.number("start", 0.25, 1e-3, 100.0);
+        train.temperature_curriculum.steps = curriculum.integer("steps", 1, 100'000'000);
+        curriculum.finish();
+    }
+    section.finish();
+    return train;
+}
+
+DecodeConfig read_decode_config(config::JsonReader& section) {
+    DecodeConfig decode;
+    decode.max_length = section.integer("max_length", decode.max_length, 1, 100'000);
+    decode.beam_size = section.integer("beam_size", decode.beam_size, 1, 64);
+    decode.length_penalty = section.number("length_penalty", decode.length_penalty, 0.0, 10.0);
+    section.finish();
+    return decode;
+}
+
+}  // namespace tf

@@ -1,0 +1,39 @@
+// The "train" and "decode" sections of a run config: budgets, logging, evaluation, checkpoints,
+// and the attention-temperature curriculum of seed 003 §13.3.
+#pragma once
+#include <cstdint>
+
+#include "config/json_reader.h"
+
+namespace tf {
+
+struct TemperatureCurriculum {
+    bool enabled = false;
+    // The attention temperature multiplier goes from `start` to 1 linearly over `steps` steps:
+    // a small start sharpens attention early ("local"), 1 is plain scaled dot-product attention.
+    double start = 1.0;
+    int64_t steps = 0;
+    double multiplier_at(int64_t step) const;
+};
+
+struct TrainConfig {
+    int64_t max_steps = 1000;
+    double max_minutes = 0;          // 0 = no time budget
+    int64_t log_every = 50;
+    int64_t eval_every = 200;        // 0 = only at the end
+    int64_t eval_batches = 0;        // 0 = the whole validation split
+    int64_t checkpoint_every = 500;  // 0 = only at the end (and on SIGINT/SIGTERM)
+    double label_smoothing = 0.0;
+    TemperatureCurriculum temperature_curriculum;
+};
+
+struct DecodeConfig {
+    int64_t max_length = 128;
+    int64_t beam_size = 1;  // 1 = greedy
+    double length_penalty = 0.6;
+};
+
+TrainConfig read_train_config(config::JsonReader& section);
+DecodeConfig read_decode_config(config::JsonReader& section);
+
+}  // namespace tf
