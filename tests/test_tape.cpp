@@ -169,3 +169,24 @@ TEST_CASE("dump lists each entry with op, shapes and bytes", "[unit]") {
     CHECK(out.str().find("1 entries, 16 bytes") != std::string::npos);
     tape.clear();
 }
+
+TEST_CASE("check_numerics names the op and layer that produced a NaN, forward and backward", "[unit]") {
+    Tape& tape = Tape::current();
+    tape.clear();
+    set_check_numerics(true);
+    Tensor x = leaf({-1, 4}, {2});
+    {
+        NameScope scope("encoder.layers.0");
+        REQUIRE_THROWS_WITH(log(x), "op 'log' in encoder.layers.0 produced NaN at element 0 of (2)");
+    }
+    // −∞ from masked_fill is allowed (masked scores); a softmax over them stays finite.
+    REQUIRE_NOTHROW(softmax(masked_fill(x, test::f64({1, 0}, {2}), -INFINITY)));
+    tape.clear();
+    // sqrt(0) is fine forward, but its gradient 1/(2·0) is +inf.
+    Tensor zero = leaf({0}, {1});
+    const Tensor loss = sum(sqrt(zero));
+    REQUIRE_THROWS_WITH(tape.backward(loss), Catch::StartsWith("the backward of op 'sqrt' produced +inf"));
+    set_check_numerics(false);
+    tape.clear();
+    CHECK(std::isnan(log(x).at({0})));  // off again: no check
+}

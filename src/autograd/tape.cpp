@@ -26,7 +26,8 @@ Tape& Tape::current() {
 
 void Tape::record(const char* op, const std::vector<Tensor>& inputs, Tensor& output, BackwardFn backward) {
     consumed_ = false;
-    TapeEntry entry{op, {}, {}, nullptr, output.shape(), output.dtype(), std::move(backward)};
+    TapeEntry entry{op, {}, {}, nullptr, output.shape(), output.dtype(), std::move(backward),
+                    check_numerics() ? current_scope() : std::string()};
     for (const Tensor& input : inputs) {
         entry.inputs.push_back(input.requires_grad() ? input.autograd_meta() : nullptr);
         entry.input_shapes.push_back(input.shape());
@@ -103,6 +104,10 @@ void Tape::backward(const Tensor& loss, const Tensor& seed) {
             if (!grads[i].defined())
                 throw AutogradError(std::string(entry->op) + ": backward gave no gradient for input " +
                                     std::to_string(i) + ", which requires one");
+            if (check_numerics()) {
+                NameScope scope(entry->scope);
+                check_finite(grads[i], std::string("the backward of op '") + entry->op + "'", false);
+            }
             accumulate(*entry->inputs[i], sum_to_shape(grads[i], entry->input_shapes[i]));
         }
     }

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "autograd/numerics.h"
 #include "autograd/tensor.h"
 
 namespace tf {
@@ -29,6 +30,7 @@ struct TapeEntry {
     Shape output_shape;
     DType dtype;
     BackwardFn backward;
+    std::string scope;  // the layer that recorded it (kept only while numerics are checked)
 };
 
 class Tape {
@@ -81,6 +83,7 @@ Tensor sum_to_shape(const Tensor& grad, const Shape& shape);
 // (grad_output) or (grad_output, needs_grad).
 template <class Backward>
 Tensor record(const char* op, const std::vector<Tensor>& inputs, Tensor output, Backward&& backward) {
+    if (check_numerics()) check_finite(output, std::string("op '") + op + "'", std::string_view(op) == "masked_fill");
     if (!grad_enabled()) return output;
     bool any_requires_grad = false;
     for (const Tensor& input : inputs) any_requires_grad = any_requires_grad || input.requires_grad();
