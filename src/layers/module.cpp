@@ -75,6 +75,11 @@ void Module::train(bool on) {
     for (auto& [name, child] : children_) child->train(on);
 }
 
+void Module::assign_names(const std::string& prefix) {
+    name_ = prefix;
+    for (auto& [child_name, child] : children_) child->assign_names(prefix.empty() ? child_name : prefix + "." + child_name);
+}
+
 void Module::zero_grad() {
     for (auto [name, tensor] : named_parameters()) tensor.zero_grad();
 }

@@ -34,6 +34,11 @@ public:
     bool training() const { return training_; }
     void zero_grad();
 
+    // Gives this module and every descendant its full dotted name ("decoder.layers.1.cross_attn"),
+    // used in error messages; call once on the root after building.
+    void assign_names(const std::string& prefix = "");
+    const std::string& name() const { return name_; }
+
     // Children by name, for analysis tools that walk a model.
     const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& children() const { return children_; }
 
@@ -53,6 +58,7 @@ private:
     std::vector<std::pair<std::string, Tensor>> parameters_;
     std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
     bool training_ = true;
+    std::string name_;
 };
 
 }  // namespace tf

@@ -4,6 +4,7 @@
 #pragma once
 #include <vector>
 
+#include "autograd/numerics.h"
 #include "layers/module.h"
 
 namespace tf {
@@ -22,7 +23,11 @@ struct SequenceContext {
 class SequenceLayer : public Module {
 public:
     virtual Tensor forward(const Tensor& x, const SequenceContext& context) = 0;
-    Tensor operator()(const Tensor& x, const SequenceContext& context) { return forward(x, context); }
+    // Runs forward inside this layer's name scope, so --check-numerics can say where a NaN came from.
+    Tensor operator()(const Tensor& x, const SequenceContext& context) {
+        NameScope scope(name());
+        return forward(x, context);
+    }
 };
 
 }  // namespace tf
