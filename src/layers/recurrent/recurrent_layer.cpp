@@ -54,6 +54,19 @@ Tensor step_mask(const std::vector<int64_t>& lengths, int64_t t, DType dtype) {
     return Tensor::from_data(valid, {static_cast<int64_t>(lengths.size()), 1}, dtype);
 }
 
+// The T steps of x (B, T, W) as T tensors (B, W), split by halves. Slicing each step straight out of
+// x would give every step's backward a full (B, T, W) gradient to add to x's (O(T²·B·W) in all);
+// each level of the halving tree moves B·T·W numbers in all, so the backward costs O(B·T·W·log T).
+void split_steps(const Tensor& x, std::vector<Tensor>& steps) {
+    const int64_t count = x.size(1), half = count / 2;
+    if (count == 1) {
+        steps.push_back(reshape(x, {x.size(0), x.size(2)}));
+        return;
+    }
+    split_steps(slice(x, 1, 0, half), steps);
+    split_steps(slice(x, 1, half, count), steps);
+}
+
 }  // namespace
 
 RecurrentLayer::RecurrentLayer(const RecurrentOptions& options, const CellFactory& make_cell, Rng& rng,
@@ -91,14 +104,14 @@ Tensor RecurrentLayer::forward(const Tensor& x, const SequenceContext& context) 
 std::pair<Tensor, RecurrentState> RecurrentLayer::run_direction(const RecurrentCell& cell, const Tensor& x,
                                                                 const std::vector<int64_t>& lengths, bool reverse,
                                                                 RecurrentState state) const {
-    const int64_t batch = x.size(0), steps = x.size(1), width = cell.gate_count() * hidden_size_;
-    const Tensor x_proj = cell.project_input(x);  // (B, T, G·H): every step's input projection in one GEMM
+    const int64_t batch = x.size(0), steps = x.size(1);
+    std::vector<Tensor> x_proj;  // T × (B, G·H), from every step's input projection in one GEMM
+    split_steps(cell.project_input(x), x_proj);
     const Tensor zeros = Tensor::zeros({batch, hidden_size_}, x.dtype());
     std::vector<Tensor> outputs(static_cast<std::size_t>(steps));
     for (int64_t k = 0; k < steps; ++k) {
         const int64_t t = reverse ? steps - 1 - k : k;
-        const Tensor x_t = reshape(slice(x_proj, 1, t, t + 1), {batch, width});  // (B, G·H)
-        const RecurrentState next = cell.step_projected(x_t, state);
+        const RecurrentState next = cell.step_projected(x_proj[static_cast<std::size_t>(t)], state);
         Tensor output = next.h;  // (B, H)
         if (lengths.empty()) {
             state = next;
