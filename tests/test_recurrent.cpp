@@ -221,3 +221,26 @@ TEST_CASE("recurrent layers reject bad shapes and lengths, naming them", "[unit]
     REQUIRE_THROWS_WITH(gru(x, left_padded), Catch::Contains("right padding"));
     REQUIRE_THROWS_AS(gru.forward_with_state(x, {}, {gru.cell(0).initial_state(3)}), ShapeError);
 }
+
+TEST_CASE("unstack_steps gives x[:, t] for every t, in order", "[unit]") {
+    Rng rng(9);
+    const Tensor x = Tensor::uniform({2, 5, 3}, -1, 1, rng, DType::f64);
+    const std::vector<Tensor> steps = unstack_steps(x);
+    REQUIRE(steps.size() == 5);
+    for (int64_t t = 0; t < 5; ++t) REQUIRE(steps[t].to_vector() == slice(x, 1, t, t + 1).to_vector());
+    REQUIRE_THROWS_AS(unstack_steps(Tensor::zeros({2, 3}, DType::f64)), ShapeError);
+}
+
+TEST_CASE("unstack_steps gradient matches finite differences", "[gradcheck]") {
+    Rng rng(10);
+    const Tensor x = Tensor::uniform({2, 7, 3}, -1, 1, rng, DType::f64);
+    const GradcheckResult result = gradcheck(
+        [](const std::vector<Tensor>& in) {
+            std::vector<Tensor> steps = unstack_steps(in[0]);
+            for (std::size_t t = 0; t < steps.size(); ++t) steps[t] = steps[t] * static_cast<double>(t + 1);
+            return concat(steps, 0);  // (7·2, 3): each step weighted by its position
+        },
+        {x});
+    INFO(result.message);
+    REQUIRE(result.ok);
+}

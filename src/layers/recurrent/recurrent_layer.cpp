@@ -54,20 +54,26 @@ Tensor step_mask(const std::vector<int64_t>& lengths, int64_t t, DType dtype) {
     return Tensor::from_data(valid, {static_cast<int64_t>(lengths.size()), 1}, dtype);
 }
 
-// The T steps of x (B, T, W) as T tensors (B, W), split by halves. Slicing each step straight out of
-// x would give every step's backward a full (B, T, W) gradient to add to x's (O(T²·B·W) in all);
-// each level of the halving tree moves B·T·W numbers in all, so the backward costs O(B·T·W·log T).
-void split_steps(const Tensor& x, std::vector<Tensor>& steps) {
+void split_halves(const Tensor& x, std::vector<Tensor>& steps) {
     const int64_t count = x.size(1), half = count / 2;
     if (count == 1) {
         steps.push_back(reshape(x, {x.size(0), x.size(2)}));
         return;
     }
-    split_steps(slice(x, 1, 0, half), steps);
-    split_steps(slice(x, 1, half, count), steps);
+    split_halves(slice(x, 1, 0, half), steps);
+    split_halves(slice(x, 1, half, count), steps);
 }
 
 }  // namespace
+
+// Halving: each level of the tree moves B·T·W numbers in all, forward and backward.
+std::vector<Tensor> unstack_steps(const Tensor& x) {
+    if (x.dim() != 3 || x.size(1) < 1)
+        throw ShapeError("unstack_steps: input " + to_string(x.shape()) + " must be (B, T ≥ 1, W)");
+    std::vector<Tensor> steps;
+    split_halves(x, steps);
+    return steps;
+}
 
 RecurrentLayer::RecurrentLayer(const RecurrentOptions& options, const CellFactory& make_cell, Rng& rng,
                                std::shared_ptr<Rng> dropout_rng)
@@ -105,8 +111,7 @@ std::pair<Tensor, RecurrentState> RecurrentLayer::run_direction(const RecurrentC
                                                                 const std::vector<int64_t>& lengths, bool reverse,
                                                                 RecurrentState state) const {
     const int64_t batch = x.size(0), steps = x.size(1);
-    std::vector<Tensor> x_proj;  // T × (B, G·H), from every step's input projection in one GEMM
-    split_steps(cell.project_input(x), x_proj);
+    const std::vector<Tensor> x_proj = unstack_steps(cell.project_input(x));  // T × (B, G·H), from one GEMM
     const Tensor zeros = Tensor::zeros({batch, hidden_size_}, x.dtype());
     std::vector<Tensor> outputs(static_cast<std::size_t>(steps));
     for (int64_t k = 0; k < steps; ++k) {

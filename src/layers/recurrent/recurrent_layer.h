@@ -18,6 +18,11 @@
 
 namespace tf {
 
+// The T steps of x (B, T, W) as T tensors (B, W), for anything that loops over time (this layer, a
+// teacher-forced decoder). Slicing each step straight out of x would make every step's backward add a
+// full (B, T, W) gradient into x's, O(T²·B·W) in all; splitting by halves costs O(B·T·W·log T).
+std::vector<Tensor> unstack_steps(const Tensor& x);
+
 struct RecurrentOptions {
     int64_t input_size = 0;   // I
     int64_t hidden_size = 0;  // H
