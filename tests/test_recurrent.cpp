@@ -220,6 +220,10 @@ TEST_CASE("recurrent layers reject bad shapes and lengths, naming them", "[unit]
     left_padded.padding_mask = f64({0, 0, 0, 1, 0, 0}, {2, 3});
     REQUIRE_THROWS_WITH(gru(x, left_padded), Catch::Contains("right padding"));
     REQUIRE_THROWS_AS(gru.forward_with_state(x, {}, {gru.cell(0).initial_state(3)}), ShapeError);
+    GRU bidirectional(small_options(1, true), rng);
+    SequenceContext causal;
+    causal.causal = true;
+    REQUIRE_THROWS_WITH(bidirectional(x, causal), Catch::Contains("causal"));
 }
 
 TEST_CASE("unstack_steps gives x[:, t] for every t, in order", "[unit]") {

@@ -140,6 +140,8 @@ RecurrentOutput RecurrentLayer::forward_with_state(const Tensor& x, const Sequen
     if (!initial_state.empty() && initial_state.size() != cells_.size())
         throw ShapeError("RecurrentLayer: " + std::to_string(initial_state.size()) + " initial states given, expected " +
                          std::to_string(cells_.size()) + " (num_layers × directions)");
+    if (context.causal && directions_ == 2)
+        throw ValueError("RecurrentLayer: a bidirectional layer reads future steps, but the context asks for causal");
     const int64_t batch = x.size(0);
     const std::vector<int64_t> lengths = valid_lengths(context, batch, x.size(1));
     RecurrentOutput result;

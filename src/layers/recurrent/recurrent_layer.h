@@ -44,6 +44,7 @@ struct RecurrentOutput {
 class RecurrentLayer : public SequenceLayer {
 public:
     // Lengths come from context.lengths, or else from context.padding_mask (right padding only).
+    // A unidirectional layer is causal by construction; a bidirectional one refuses context.causal.
     Tensor forward(const Tensor& x, const SequenceContext& context) override;
     // initial_state: empty (zeros) or one state per (layer, direction), as final_state.
     RecurrentOutput forward_with_state(const Tensor& x, const SequenceContext& context,

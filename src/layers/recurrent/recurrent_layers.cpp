@@ -1,4 +1,5 @@
 // RNN, GRU and LSTM: each is the shared unrolled layer with its own cell, plus its config reader.
+#include <algorithm>
 #include <string>
 
 #include "autograd/error.h"
