@@ -2,6 +2,7 @@
 #include "layers/registry.h"
 
 #include "autograd/error.h"
+#include "layers/recurrent/recurrent_layer.h"
 
 namespace tf {
 
@@ -26,7 +27,9 @@ std::shared_ptr<SequenceLayer> LayerRegistry::create(const config::Json& block, 
 }
 
 void register_builtin_layers(LayerRegistry& registry) {
-    (void)registry;
+    registry.add("rnn", RNN::from_config);
+    registry.add("gru", GRU::from_config);
+    registry.add("lstm", LSTM::from_config);
 }
 
 const LayerRegistry& builtin_layers() {
