@@ -60,7 +60,7 @@ TEST_CASE("invalid JSON names the file, line and column", "[unit]") {
     REQUIRE_THROWS_WITH(load_json_file("/nonexistent/config.json"), "/nonexistent/config.json: cannot open config file");
 }
 
-TEST_CASE("--set overrides values by dotted path, typed as JSON", "[unit]") {
+TEST_CASE("overrides (--set key=value) replace values by dotted path, typed as JSON", "[unit]") {
     Json config = Json::parse(R"({"model": {"heads": 4}, "data": {"tokenizer": "char"}})");
     apply_override(config, "model.heads=8");
     apply_override(config, "data.tokenizer=word");
