@@ -14,7 +14,7 @@ namespace {
 // With two classes the logits are (h_t, 0).
 class LinearRnnModel : public SequenceModel {
 public:
-    explicit LinearRnnModel(double a, int64_t classes = 1) : a_(a), classes_(classes) {
+    explicit LinearRnnModel(double a, int64_t classes = 1) : SequenceModel(nullptr), a_(a), classes_(classes) {
         Rng rng(1);
         table_ = register_parameter("table", Tensor::uniform({4, 1}, -1, 1, rng, DType::f64));
     }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "layers/module.h"
 
 namespace tf {
@@ -50,8 +52,11 @@ public:
     // ∂L/∂x_j can be read from probed_inputs().grad() after backward.
     void probe_inputs(bool on) { probe_inputs_ = on; }
     Tensor probed_inputs() const { return probed_inputs_; }
+    // The generator every dropout in the model draws from (its state goes into checkpoints).
+    const std::shared_ptr<Rng>& dropout_rng() const { return dropout_rng_; }
 
 protected:
+    explicit SequenceModel(std::shared_ptr<Rng> dropout_rng) : dropout_rng_(std::move(dropout_rng)) {}
     // Models call this on their input vectors; it retains them only while probing is on.
     Tensor probe(Tensor inputs) {
         if (probe_inputs_) {
@@ -62,6 +67,7 @@ protected:
     }
 
 private:
+    std::shared_ptr<Rng> dropout_rng_;
     bool probe_inputs_ = false;
     Tensor probed_inputs_;
 };

@@ -1,0 +1,197 @@
+// The RNN encoder-decoder, teacher-forced and step by step.
+#include "models/rnn_seq2seq.h"
+
+#include "autograd/error.h"
+#include "autograd/ops.h"
+
+namespace tf {
+
+RnnSeq2SeqOptions read_rnn_seq2seq_options(config::JsonReader& section) {
+    RnnSeq2SeqOptions options;
+    options.cell = section.choice("cell", options.cell, {"rnn", "gru", "lstm"});
+    options.embedding_size = section.integer("embedding_size", options.embedding_size, 1, 65536);
+    options.hidden_size = section.integer("hidden_size", options.hidden_size, 1, 65536);
+    options.num_layers = section.integer("num_layers", options.num_layers, 1, 16);
+    options.bidirectional_encoder = section.boolean("bidirectional_encoder", options.bidirectional_encoder);
+    options.attention = section.choice("attention", options.attention, {"none", "additive", "luong_dot", "luong_general"});
+    options.dropout = section.number("dropout", options.dropout, 0.0, 0.99);
+    if (options.attention == "luong_dot" && options.bidirectional_encoder)
+        throw ConfigError(section.path_of("attention") + ": \"luong_dot\" needs encoder and decoder states of one width; "
+                          "with a bidirectional encoder use \"luong_general\" or \"additive\"");
+    return options;
+}
+
+namespace {
+
+std::shared_ptr<RecurrentLayer> make_layer(const std::string& cell, const RecurrentOptions& options, Rng& rng,
+                                           std::shared_ptr<Rng> dropout_rng) {
+    if (cell == "rnn") return std::make_shared<RNN>(options, rng, dropout_rng);
+    if (cell == "gru") return std::make_shared<GRU>(options, rng, dropout_rng);
+    return std::make_shared<LSTM>(options, rng, dropout_rng);
+}
+
+std::shared_ptr<RecurrentCell> make_cell(const std::string& cell, int64_t input, int64_t hidden, Rng& rng, DType dtype) {
+    if (cell == "rnn") return std::make_shared<RNNCell>(input, hidden, RNNCell::Nonlinearity::tanh, std::nullopt, rng, dtype);
+    if (cell == "gru") return std::make_shared<GRUCell>(input, hidden, std::nullopt, rng, dtype);
+    return std::make_shared<LSTMCell>(input, hidden, std::nullopt, rng, dtype);
+}
+
+// The last column of prefix (B, t): the token each row feeds to the decoder now.
+IndexTensor last_tokens(const IndexTensor& prefix) {
+    const int64_t B = prefix.shape[0], t = prefix.shape[1];
+    std::vector<int64_t> last;
+    for (int64_t b = 0; b < B; ++b) last.push_back(prefix.values[b * t + t - 1]);
+    return IndexTensor(last, {B});
+}
+
+}  // namespace
+
+RnnSeq2Seq::RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext& build)
+    : SequenceModel(build.dropout_rng), options_(options), vocab_size_(build.vocab_size) {
+    Rng rng(build.seed);
+    const int64_t E = options.embedding_size, H = options.hidden_size, V = build.vocab_size;
+    const InitScheme embedding_init{"normal", 1.0}, linear_init{"xavier_uniform", 0.0};
+    src_embedding_ = register_module("src_embedding", std::make_shared<Embedding>(V, E, build.pad_id, embedding_init, rng, build.dtype));
+    tgt_embedding_ = register_module("tgt_embedding", std::make_shared<Embedding>(V, E, build.pad_id, embedding_init, rng, build.dtype));
+    RecurrentOptions encoder_options{E, H, options.num_layers, options.bidirectional_encoder, options.dropout,
+                                     RNNCell::Nonlinearity::tanh, std::nullopt, build.dtype};
+    encoder_ = register_module("encoder", make_layer(options.cell, encoder_options, rng, build.dropout_rng));
+    const int64_t H_enc = encoder_->output_size();
+    if (has_attention()) {
+        decoder_cell_ = register_module("decoder_cell", make_cell(options.cell, E + H_enc, H, rng, build.dtype));
+        bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, true, linear_init, rng, build.dtype));
+        if (options.attention == "additive")
+            additive_ = register_module("attention", std::make_shared<AdditiveAttention>(H, H_enc, H, linear_init, rng, build.dtype));
+        else
+            luong_ = register_module("attention", std::make_shared<LuongAttention>(
+                options.attention == "luong_dot" ? LuongAttention::Score::dot : LuongAttention::Score::general, H, H_enc,
+                linear_init, rng, build.dtype));
+        output_ = register_module("output", std::make_shared<Linear>(H + H_enc + E, V, true, linear_init, rng, build.dtype));
+    } else {
+        RecurrentOptions decoder_options{E, H, options.num_layers, false, options.dropout,
+                                         RNNCell::Nonlinearity::tanh, std::nullopt, build.dtype};
+        decoder_ = register_module("decoder", make_layer(options.cell, decoder_options, rng, build.dropout_rng));
+        if (options.bidirectional_encoder)
+            bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, true, linear_init, rng, build.dtype));
+        output_ = register_module("output", std::make_shared<Linear>(H, V, true, linear_init, rng, build.dtype));
+    }
+}
+
+RnnSeq2Seq::Encoded RnnSeq2Seq::encode(const ModelInput& input) {
+    const Tensor x = probe((*src_embedding_)(input.src));  // (B, S, E)
+    SequenceContext context;
+    context.lengths = input.src_lengths;
+    context.padding_mask = input.src_padding_mask;
+    RecurrentOutput encoded = encoder_->forward_with_state(x, context);
+    const int64_t dirs = encoder_->directions();
+    // A layer's final h (and c) with both directions side by side: (B, H·dirs).
+    const auto layer_final = [&](int64_t layer, bool cell_memory) {
+        std::vector<Tensor> parts;
+        for (int64_t d = 0; d < dirs; ++d) parts.push_back(cell_memory ? encoded.final_state[layer * dirs + d].c
+                                                                       : encoded.final_state[layer * dirs + d].h);
+        return dirs == 1 ? parts[0] : concat(parts, 1);
+    };
+    Encoded result{encoded.outputs, {}};
+    const bool lstm = options_.cell == "lstm";
+    if (has_attention()) {
+        // s_0 = tanh(W_init h_S) from the last encoder layer; an LSTM's c_0 starts at 0.
+        const Tensor s0 = tanh((*bridge_)(layer_final(encoder_->num_layers() - 1, false)));
+        result.decoder_init.push_back({s0, lstm ? Tensor::zeros(s0.shape(), s0.dtype()) : Tensor()});
+        return result;
+    }
+    for (int64_t layer = 0; layer < encoder_->num_layers(); ++layer) {
+        if (!bridge_) {
+            result.decoder_init.push_back(encoded.final_state[layer]);
+            continue;
+        }
+        const Tensor h = tanh((*bridge_)(layer_final(layer, false)));
+        result.decoder_init.push_back({h, lstm ? tanh((*bridge_)(layer_final(layer, true))) : Tensor()});
+    }
+    return result;
+}
+
+Tensor RnnSeq2Seq::project_keys(const Tensor& states) const {
+    return additive_ ? additive_->precompute_keys(states) : luong_->precompute_keys(states);
+}
+
+AttentionContext RnnSeq2Seq::attend(const Tensor& query, const Tensor& projected_keys, const Tensor& states,
+                                    const Tensor& padding) const {
+    return additive_ ? additive_->attend(query, projected_keys, states, padding)
+                     : luong_->attend(query, projected_keys, states, padding);
+}
+
+std::pair<RecurrentState, Tensor> RnnSeq2Seq::attention_step(const Tensor& x, const RecurrentState& state, const Tensor& keys,
+                                                             const Tensor& states, const Tensor& padding, Tensor* weights) {
+    const AttentionContext read = attend(state.h, keys, states, padding);  // context from s_{t−1}
+    const RecurrentState next = decoder_cell_->step(concat({x, read.context}, 1), state);
+    if (weights) *weights = read.weights;
+    return {next, concat({next.h, read.context, x}, 1)};  // [s_t; context_t; x_t]
+}
+
+Tensor RnnSeq2Seq::forward(const ModelInput& input) {
+    Encoded encoded = encode(input);
+    const Tensor target = (*tgt_embedding_)(input.tgt_in);  // (B, T, E)
+    maps_.clear();
+    if (!has_attention()) {
+        const RecurrentOutput decoded = decoder_->forward_with_state(target, SequenceContext{}, encoded.decoder_init);
+        return (*output_)(decoded.outputs);  // (B, T, V)
+    }
+    const Tensor keys = project_keys(encoded.states);
+    const int64_t B = target.size(0);
+    RecurrentState state = encoded.decoder_init[0];
+    std::vector<Tensor> features, weights;
+    for (const Tensor& x : unstack_steps(target)) {
+        Tensor step_weights;
+        auto [next, feature] = attention_step(x, state, keys, encoded.states, input.src_padding_mask,
+                                              keep_maps_ ? &step_weights : nullptr);
+        state = next;
+        features.push_back(reshape(feature, {B, 1, -1}));
+        if (keep_maps_) weights.push_back(reshape(step_weights.detach(), {B, 1, 1, -1}));
+    }
+    if (keep_maps_) maps_.push_back({"attention", "additive", concat(weights, 2)});  // (B, 1, T, S)
+    return (*output_)(concat(features, 1));  // (B, T, V)
+}
+
+DecodeState RnnSeq2Seq::begin_decode(const ModelInput& input) {
+    Encoded encoded = encode(input);
+    DecodeState state;
+    state.src_lengths = input.src_lengths;
+    const bool lstm = options_.cell == "lstm";
+    for (const RecurrentState& layer : encoded.decoder_init) {
+        state.tensors.push_back(layer.h);
+        if (lstm) state.tensors.push_back(layer.c);
+    }
+    if (has_attention()) {
+        const Tensor padding = input.src_padding_mask.defined()
+                                   ? input.src_padding_mask
+                                   : Tensor::zeros({encoded.states.size(0), encoded.states.size(1)}, encoded.states.dtype());
+        state.tensors.insert(state.tensors.end(), {project_keys(encoded.states), encoded.states, padding});
+    }
+    return state;
+}
+
+Tensor RnnSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
+    const Tensor x = (*tgt_embedding_)(last_tokens(prefix));  // (B, E)
+    const bool lstm = options_.cell == "lstm";
+    const std::size_t per_layer = lstm ? 2 : 1;
+    auto& t = state.tensors;
+    if (has_attention()) {
+        // tensors: s, (c), projected keys, encoder states, padding
+        const std::size_t keys = per_layer;
+        auto [next, feature] = attention_step(x, {t[0], lstm ? t[1] : Tensor()}, t[keys], t[keys + 1], t[keys + 2], nullptr);
+        t[0] = next.h;
+        if (lstm) t[1] = next.c;
+        return (*output_)(feature);
+    }
+    Tensor layer_input = x;
+    for (int64_t layer = 0; layer < decoder_->num_layers(); ++layer) {
+        const std::size_t at = static_cast<std::size_t>(layer) * per_layer;
+        const RecurrentState next = decoder_->cell(layer).step(layer_input, {t[at], lstm ? t[at + 1] : Tensor()});
+        t[at] = next.h;
+        if (lstm) t[at + 1] = next.c;
+        layer_input = next.h;
+    }
+    return (*output_)(layer_input);  // (B, V)
+}
+
+}  // namespace tf
