@@ -27,7 +27,7 @@ struct Dataset {
     bool is_lm() const { return task == "lm"; }
 };
 
-struct BatcherOptions;
+struct BatcherOptions;  // train/batching.h
 
 // The `data` section of a run config. Defaults here are the documented defaults.
 struct DataConfig {

@@ -31,8 +31,9 @@ bool is_word_byte(char c) {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
+// Is `token` made only of characters in `set` ("..." is made of ".")?
 bool is_one_of(const std::string& token, const char* set) {
-    return token.size() == 1 && std::string(set).find(token[0]) != std::string::npos;
+    return !token.empty() && token.find_first_not_of(set) == std::string::npos;
 }
 
 }  // namespace
@@ -67,7 +68,12 @@ std::vector<std::string> split_words(const std::string& text) {
         }
         flush();
         if (c == '\n') tokens.emplace_back("\n");
-        else if (!is_space(c)) tokens.emplace_back(1, c);
+        else if (!is_space(c)) {
+            std::string mark(1, c);  // a run of one mark is one token ("--", "..."), but not of quotes or brackets
+            while (std::string("\"'()[]{}").find(c) == std::string::npos && i + 1 < text.size() && text[i + 1] == c)
+                mark += text[++i];
+            tokens.push_back(mark);
+        }
     }
     flush();
     return tokens;

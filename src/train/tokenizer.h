@@ -31,12 +31,13 @@ inline constexpr int64_t kNumSpecial = 4;  // ordinary tokens start at this id
 std::vector<std::string> split_chars(const std::string& text);
 // "word": whitespace separates tokens and is dropped, except '\n', which is a token (a line break
 // in a stanza). A word is a maximal run of letters, digits and non-ASCII bytes; an apostrophe or
-// hyphen with a word character on both sides stays inside the word ("don't", "jag-time"). Every
-// other printable character is a token of its own ("Hi, you!" → Hi , you !).
+// hyphen with a word character on both sides stays inside the word ("don't", "jag-time"). Any
+// other character is a token of its own ("Hi, you!" → Hi , you !), and so is a run of the same
+// one ("--", "..."), except for quotes and brackets, which are always single.
 std::vector<std::string> split_words(const std::string& text);
 // The inverse of split_words on ordinary text: tokens joined by one space, except no space before
-// . , ; : ! ? ) ] } and no space after ( [ {; the straight quotes " and ' alternate between
-// opening (no space after) and closing (no space before); no space around a '\n' token.
+// a token made of . , ; : ! ? ) ] } and no space after ( [ {; the straight quotes " and '
+// alternate between opening (no space after) and closing (no space before); no space around '\n'.
 std::string join_words(const std::vector<std::string>& tokens);
 
 class Tokenizer {
