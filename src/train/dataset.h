@@ -67,11 +67,11 @@ std::vector<std::string> read_text_items(const std::string& path, const std::str
 // A JSONL file, one {"src": [ids], "tgt": [ids]} object per non-blank line ("tgt" absent when
 // `lm`); ids must be in [kUnkId, vocab_size) since 0–2 are added by batching.
 std::vector<Example> read_jsonl(const std::string& path, int64_t vocab_size, bool lm);
-// Shuffles `count` indices with Rng(seed) and cuts them: train gets ⌊train_fraction·count⌋,
-// valid ⌊valid_fraction·count⌋, test the rest.
 struct SplitIndices {
     std::vector<int64_t> train, valid, test;
 };
+// Shuffles `count` indices with Rng(seed) and cuts them: train gets ⌊train_fraction·count⌋,
+// valid ⌊valid_fraction·count⌋, test the rest.
 SplitIndices split_indices(int64_t count, double train_fraction, double valid_fraction, uint64_t seed);
 
 }  // namespace tf::train

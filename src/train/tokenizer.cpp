@@ -26,7 +26,7 @@ bool is_continuation(unsigned char byte) { return (byte >> 6) == 0x2; }
 
 bool is_word_byte(char c) {
     const auto byte = static_cast<unsigned char>(c);
-    return byte >= 0x80 || (byte < 0x80 && std::isalnum(byte));
+    return byte >= 0x80 || std::isalnum(byte);
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }

@@ -59,7 +59,7 @@ public:
 
     std::vector<std::string> split(const std::string& text) const;  // the kind's token strings
     int64_t id(const std::string& token) const;                      // kUnkId if unknown
-    const std::string& token(int64_t id) const;                      // throws ValueError if out of range
+    const std::string& token(int64_t id) const;  // char/word (ids: the specials only); ValueError if out of range
     std::vector<int64_t> encode(const std::string& text) const;
     std::vector<int64_t> encode_tokens(const std::vector<std::string>& tokens) const;
     // Stops at the first <eos>; skips <pad> and <bos>. char: concatenation; word: join_words;
