@@ -91,6 +91,7 @@ TEST_CASE("recall: src is k keys, L distractors and '?'; tgt is the first k toke
 TEST_CASE("associative recall: distinct keys, a query key among them, tgt its value", "[unit]") {
     const SyntheticTask task{"associative_recall", 2, 6, 8, 0};
     const Tokenizer tokenizer = synthetic_tokenizer(task);
+    std::set<std::size_t> query_positions;
     for (const Example& example : draw(task, 200)) {
         const std::string text = tokenizer.decode(example.src);  // e.g. "a3c7?c"
         INFO(text << " -> " << tokenizer.decode(example.tgt));
@@ -103,11 +104,15 @@ TEST_CASE("associative recall: distinct keys, a query key among them, tgt its va
             REQUIRE((text[2 * i] >= 'a' && text[2 * i] < 'a' + 8));
             REQUIRE(std::isdigit(static_cast<unsigned char>(text[2 * i + 1])));
             keys.insert(text[2 * i]);
-            if (text[2 * i] == text.back()) value_of_query = std::string(1, text[2 * i + 1]);
+            if (text[2 * i] == text.back()) {
+                value_of_query = std::string(1, text[2 * i + 1]);
+                query_positions.insert(i);
+            }
         }
         REQUIRE(keys.size() == pairs);
         REQUIRE(tokenizer.decode(example.tgt) == value_of_query);
     }
+    CHECK(query_positions.size() == 6);  // the query is any of the pairs, not always the same one
 }
 
 TEST_CASE("synthetic data is reproducible from the seed and changes with it", "[unit]") {
