@@ -1,0 +1,121 @@
+// Reading the `data` section of a run config: every key type- and range-checked, keys that do
+// not apply to the chosen source or task rejected by name, and the data file checked to exist.
+#include <algorithm>
+#include <filesystem>
+
+#include "train/batching.h"
+#include "train/dataset.h"
+#include "train/synthetic.h"
+
+namespace tf::train {
+
+namespace {
+
+using config::JsonReader;
+
+const std::vector<std::string> kTextKeys{"path", "split", "tokenizer", "too_long", "min_count", "max_vocab",
+                                         "train_fraction", "valid_fraction"};
+const std::vector<std::string> kJsonlKeys{"path", "vocab_size", "too_long", "train_fraction", "valid_fraction"};
+const std::vector<std::string> kSyntheticKeys{"num_symbols", "keys", "train_size", "valid_size", "test_size"};
+
+// A key that some other source or task reads is not "unknown" but misplaced: say why.
+void reject_present(const JsonReader& reader, const std::vector<std::string>& keys, const std::string& why) {
+    for (const std::string& key : keys)
+        if (reader.has(key)) throw ConfigError(reader.path_of(key) + ": not used " + why);
+}
+
+std::string read_existing_file(JsonReader& reader) {
+    const std::string path = reader.string("path");
+    if (!std::filesystem::is_regular_file(path))
+        throw ConfigError(reader.path_of("path") + ": file '" + path + "' not found");
+    return path;
+}
+
+void read_lengths(JsonReader& reader, DataConfig& config, int64_t default_max, int64_t upper) {
+    config.min_length = reader.integer("min_length", 1, 1, upper);
+    config.max_length = reader.integer("max_length", std::clamp(default_max, config.min_length, upper), 1, upper);
+    if (config.max_length < config.min_length)
+        throw ConfigError(reader.path_of("max_length") + ": expected ≥ min_length (" +
+                          std::to_string(config.min_length) + "), got " + std::to_string(config.max_length));
+}
+
+void read_fractions(JsonReader& reader, DataConfig& config) {
+    config.train_fraction = reader.number("train_fraction", 0.8, 0.0, 1.0);
+    if (config.train_fraction <= 0.0)
+        throw ConfigError(reader.path_of("train_fraction") + ": expected a number in (0, 1], got 0");
+    config.valid_fraction = reader.number("valid_fraction", 0.1, 0.0, 1.0);
+    if (config.train_fraction + config.valid_fraction > 1.0 + 1e-12)
+        throw ConfigError(reader.path_of("valid_fraction") + ": train_fraction + valid_fraction must be ≤ 1, got " +
+                          std::to_string(config.train_fraction) + " + " + std::to_string(config.valid_fraction));
+}
+
+void read_text(JsonReader& reader, DataConfig& config) {
+    reject_present(reader, {"vocab_size"}, "when data.source is \"text\"");
+    reject_present(reader, kSyntheticKeys, "when data.source is \"text\"");
+    config.path = read_existing_file(reader);
+    config.split = reader.choice("split", "lines", {"lines", "stanzas"});
+    config.tokenizer = reader.choice("tokenizer", "char", {"char", "word"});
+    config.task = reader.choice("task", "autoencode", {"autoencode", "lm"});
+    read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());
+    config.too_long = reader.choice("too_long", "drop", {"drop", "truncate"});
+    config.min_count = reader.integer("min_count", 1, 1, std::numeric_limits<int32_t>::max());
+    config.max_vocab = reader.integer("max_vocab", 0, 0, std::numeric_limits<int32_t>::max());
+    if (config.max_vocab != 0 && config.max_vocab <= kNumSpecial)
+        throw ConfigError(reader.path_of("max_vocab") + ": expected 0 (no cap) or > " + std::to_string(kNumSpecial) +
+                          " (the special tokens), got " + std::to_string(config.max_vocab));
+    read_fractions(reader, config);
+}
+
+void read_jsonl(JsonReader& reader, DataConfig& config) {
+    reject_present(reader, {"split", "tokenizer", "min_count", "max_vocab"}, "when data.source is \"jsonl\"");
+    reject_present(reader, kSyntheticKeys, "when data.source is \"jsonl\"");
+    config.path = read_existing_file(reader);
+    config.vocab_size = reader.integer("vocab_size", kNumSpecial + 1, std::numeric_limits<int32_t>::max());
+    config.task = reader.choice("task", "seq2seq", {"seq2seq", "lm"});
+    read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());
+    config.too_long = reader.choice("too_long", "drop", {"drop", "truncate"});
+    read_fractions(reader, config);
+}
+
+void read_synthetic(JsonReader& reader, DataConfig& config) {
+    reject_present(reader, kTextKeys, "when data.source is \"synthetic\"");
+    reject_present(reader, {"vocab_size"}, "when data.source is \"synthetic\"");
+    config.task = reader.choice("task", kSyntheticTasks);
+    const std::string by_task = "by data.task \"" + config.task + "\"";
+    if (config.task != "recall") reject_present(reader, {"keys"}, by_task);
+    if (config.task == "addition") {
+        reject_present(reader, {"num_symbols"}, by_task + " (its alphabet is the digits and \"+\")");
+        read_lengths(reader, config, 10, 18);  // operand digits: 18 keeps the sum inside 64 bits
+    } else {
+        const int64_t max_symbols = config.task == "associative_recall" ? 26 : 62;
+        config.num_symbols = reader.integer("num_symbols", 10, 2, max_symbols);
+        read_lengths(reader, config, 10, config.task == "associative_recall" ? config.num_symbols : 100000);
+    }
+    if (config.task == "recall") config.keys = reader.integer("keys", 4, 1, 100000);
+    config.train_size = reader.integer("train_size", 10000, 1, 100000000);
+    config.valid_size = reader.integer("valid_size", 500, 0, 100000000);
+    config.test_size = reader.integer("test_size", 500, 0, 100000000);
+}
+
+}  // namespace
+
+DataConfig DataConfig::from_json(JsonReader& reader) {
+    DataConfig config;
+    config.source = reader.choice("source", {"text", "jsonl", "synthetic"});
+    if (config.source == "text") read_text(reader, config);
+    else if (config.source == "jsonl") read_jsonl(reader, config);
+    else read_synthetic(reader, config);
+    config.seed = static_cast<uint64_t>(reader.integer("seed", 1, 0, std::numeric_limits<int64_t>::max()));
+    config.batch_size = reader.integer("batch_size", 32, 1, 1000000);
+    config.bucket = reader.boolean("bucket", false);
+    config.bucket_batches = reader.integer("bucket_batches", 50, 1, 1000000);
+    reader.finish();
+    return config;
+}
+
+BatcherOptions DataConfig::batching() const {
+    return BatcherOptions{.batch_size = batch_size, .shuffle = true, .bucket = bucket,
+                          .bucket_batches = bucket_batches, .seed = seed, .lm = task == "lm"};
+}
+
+}  // namespace tf::train

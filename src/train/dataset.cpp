@@ -1,0 +1,197 @@
+// Loading a dataset: reading a text corpus or a JSONL file, filtering by length, seeded splits,
+// and a vocabulary built from the training split only (so valid/test words it lacks become <unk>).
+#include "train/dataset.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+
+#include "train/synthetic.h"
+
+namespace tf::train {
+
+namespace {
+
+std::string strip_right(std::string line) {
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    return line;
+}
+
+// Keeps `sequence` if its length is in [min_length, max_length] (cutting it to max_length first
+// when `truncate`); returns false if it is dropped.
+template <class T>
+bool fit_length(std::vector<T>& sequence, const DataConfig& config) {
+    const auto length = static_cast<int64_t>(sequence.size());
+    if (length < config.min_length) return false;
+    if (length <= config.max_length) return true;
+    if (config.too_long == "drop") return false;
+    sequence.resize(static_cast<std::size_t>(config.max_length));
+    return true;
+}
+
+template <class T>
+std::vector<T> pick(const std::vector<T>& items, const std::vector<int64_t>& indices) {
+    std::vector<T> picked;
+    for (const int64_t i : indices) picked.push_back(items[static_cast<std::size_t>(i)]);
+    return picked;
+}
+
+void require_training_examples(const Dataset& dataset, const DataConfig& config, std::size_t kept) {
+    if (!dataset.train.empty()) return;
+    throw DataError(config.path + ": no training examples: " + std::to_string(kept) + " items have " +
+                    std::to_string(config.min_length) + "–" + std::to_string(config.max_length) +
+                    " tokens (data.min_length, data.max_length), train_fraction " +
+                    std::to_string(config.train_fraction));
+}
+
+Dataset load_text(const DataConfig& config) {
+    const Tokenizer splitter = Tokenizer::from_symbols(config.tokenizer, {});
+    std::vector<std::vector<std::string>> items;  // each item's token strings
+    for (const std::string& text : read_text_items(config.path, config.split)) {
+        std::vector<std::string> tokens = splitter.split(text);
+        if (fit_length(tokens, config)) items.push_back(std::move(tokens));
+    }
+    const SplitIndices split = split_indices(static_cast<int64_t>(items.size()), config.train_fraction,
+                                             config.valid_fraction, config.seed);
+    Dataset dataset;
+    dataset.task = config.task;
+    dataset.tokenizer = Tokenizer::build_from_tokens(pick(items, split.train), config.tokenizer, config.min_count,
+                                                     config.max_vocab);
+    dataset.vocab_size = dataset.tokenizer.size();
+    const auto encode = [&](const std::vector<int64_t>& indices) {
+        std::vector<Example> examples;
+        for (const auto& tokens : pick(items, indices)) {
+            Example example{dataset.tokenizer.encode_tokens(tokens), {}};
+            if (!dataset.is_lm()) example.tgt = example.src;  // autoencode: reconstruct the input
+            examples.push_back(std::move(example));
+        }
+        return examples;
+    };
+    dataset.train = encode(split.train);
+    dataset.valid = encode(split.valid);
+    dataset.test = encode(split.test);
+    require_training_examples(dataset, config, items.size());
+    return dataset;
+}
+
+Dataset load_jsonl(const DataConfig& config) {
+    std::vector<Example> examples;
+    for (Example& example : read_jsonl(config.path, config.vocab_size, config.task == "lm"))
+        if (fit_length(example.src, config) && (config.task == "lm" || fit_length(example.tgt, config)))
+            examples.push_back(std::move(example));
+    const SplitIndices split = split_indices(static_cast<int64_t>(examples.size()), config.train_fraction,
+                                             config.valid_fraction, config.seed);
+    Dataset dataset{pick(examples, split.train), pick(examples, split.valid), pick(examples, split.test),
+                    Tokenizer::ids(config.vocab_size), config.vocab_size, config.task};
+    require_training_examples(dataset, config, examples.size());
+    return dataset;
+}
+
+Dataset load_synthetic(const DataConfig& config) {
+    const SyntheticTask task{config.task, config.min_length, config.max_length, config.num_symbols, config.keys};
+    Dataset dataset;
+    dataset.task = config.task;
+    dataset.tokenizer = synthetic_tokenizer(task);
+    dataset.vocab_size = dataset.tokenizer.size();
+    generate_splits(task, config.train_size, config.valid_size, config.test_size, config.seed, dataset);
+    return dataset;
+}
+
+// The ids of one JSONL field: a list of integers in [kUnkId, vocab_size).
+std::vector<int64_t> read_ids(const nlohmann::json& list, const std::string& field, int64_t vocab_size) {
+    if (!list.is_array()) throw DataError(field + ": expected a list of token ids, got " + config::describe(list));
+    std::vector<int64_t> ids;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string where = field + "[" + std::to_string(i) + "]";
+        if (!list[i].is_number_integer())
+            throw DataError(where + ": expected an integer id, got " + config::describe(list[i]));
+        const int64_t id = list[i].is_number_unsigned() && list[i].get<uint64_t>() > INT64_MAX ? INT64_MAX
+                                                                                               : list[i].get<int64_t>();
+        if (id < kUnkId)
+            throw DataError(where + ": id " + std::to_string(id) +
+                            " is reserved (0 <pad>, 1 <bos>, 2 <eos> are added by batching; data ids start at 3)");
+        if (id >= vocab_size)
+            throw DataError(where + ": id " + std::to_string(id) + " ≥ data.vocab_size " + std::to_string(vocab_size));
+        ids.push_back(id);
+    }
+    return ids;
+}
+
+Example read_jsonl_line(const std::string& line, int64_t vocab_size, bool lm) {
+    const nlohmann::json object = nlohmann::json::parse(line);  // parse_error is caught by the caller
+    if (!object.is_object()) throw DataError("expected an object {\"src\": [...], ...}, got " + config::describe(object));
+    for (const auto& [key, value] : object.items())
+        if (key != "src" && (lm || key != "tgt"))
+            throw DataError(key + ": unknown key (expected \"src\"" + (lm ? " only, for the lm task" : " and \"tgt\"") + ")");
+    if (!object.contains("src")) throw DataError("src: missing (required)");
+    if (!lm && !object.contains("tgt")) throw DataError("tgt: missing (required for the seq2seq task)");
+    return Example{read_ids(object["src"], "src", vocab_size), lm ? std::vector<int64_t>{} : read_ids(object["tgt"], "tgt", vocab_size)};
+}
+
+}  // namespace
+
+std::vector<std::string> read_text_items(const std::string& path, const std::string& split) {
+    std::ifstream in(path);
+    if (!in) throw DataError(path + ": cannot open");
+    std::vector<std::string> items;
+    std::string stanza;
+    for (std::string line; std::getline(in, line);) {
+        line = strip_right(line);
+        if (split == "lines") {
+            if (!line.empty()) items.push_back(line);
+        } else if (!line.empty()) {
+            stanza += (stanza.empty() ? "" : "\n") + line;
+        } else if (!stanza.empty()) {
+            items.push_back(std::move(stanza));
+            stanza.clear();
+        }
+    }
+    if (!stanza.empty()) items.push_back(std::move(stanza));
+    return items;
+}
+
+std::vector<Example> read_jsonl(const std::string& path, int64_t vocab_size, bool lm) {
+    std::ifstream in(path);
+    if (!in) throw DataError(path + ": cannot open");
+    std::vector<Example> examples;
+    int64_t line_number = 0;
+    for (std::string line; std::getline(in, line);) {
+        ++line_number;
+        if (strip_right(line).empty()) continue;
+        const std::string where = path + ":" + std::to_string(line_number) + ": ";
+        try {
+            examples.push_back(read_jsonl_line(line, vocab_size, lm));
+        } catch (const nlohmann::json::parse_error& error) {
+            throw DataError(where + "not valid JSON (" + error.what() + ")");
+        } catch (const DataError& error) {
+            throw DataError(where + error.what());
+        }
+    }
+    return examples;
+}
+
+SplitIndices split_indices(int64_t count, double train_fraction, double valid_fraction, uint64_t seed) {
+    std::vector<int64_t> order(static_cast<std::size_t>(count));
+    for (int64_t i = 0; i < count; ++i) order[static_cast<std::size_t>(i)] = i;
+    Rng rng(seed);
+    for (int64_t i = count - 1; i > 0; --i)  // Fisher–Yates
+        std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(rng.below(i + 1))]);
+    // ⌊f·count⌋, with a little slack so 0.29·100 (= 28.999…96 in binary) gives 29.
+    const auto share = [count](double fraction) { return static_cast<int64_t>(fraction * static_cast<double>(count) + 1e-9); };
+    const int64_t train_count = std::min(count, share(train_fraction));
+    const int64_t valid_count = std::min(count - train_count, share(valid_fraction));
+    SplitIndices split;
+    split.train.assign(order.begin(), order.begin() + train_count);
+    split.valid.assign(order.begin() + train_count, order.begin() + train_count + valid_count);
+    split.test.assign(order.begin() + train_count + valid_count, order.end());
+    return split;
+}
+
+Dataset load_dataset(const DataConfig& config) {
+    if (config.source == "text") return load_text(config);
+    if (config.source == "jsonl") return load_jsonl(config);
+    if (config.source == "synthetic") return load_synthetic(config);
+    throw ConfigError("data.source: expected one of \"text\", \"jsonl\", \"synthetic\", got \"" + config.source + "\"");
+}
+
+}  // namespace tf::train

@@ -1,0 +1,77 @@
+// Datasets: a text corpus (lines or stanzas), a JSONL file of token ids, or a synthetic task,
+// read from the `data` section of a run config and split, deterministically from a seed, into
+// train / valid / test. Every key is documented in docs/config/data.md.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/json_reader.h"
+#include "train/tokenizer.h"
+
+namespace tf::train {
+
+// One sequence pair, without <bos>/<eos> (batching adds them). For the "lm" task `src` is the
+// sequence and `tgt` is empty.
+struct Example {
+    std::vector<int64_t> src, tgt;
+    bool operator==(const Example&) const = default;
+};
+
+struct Dataset {
+    std::vector<Example> train, valid, test;
+    Tokenizer tokenizer;
+    int64_t vocab_size = 0;  // tokenizer.size(): ids are in [0, vocab_size)
+    // "autoencode" | "lm" (text), "seq2seq" | "lm" (jsonl), or the synthetic task's name.
+    std::string task;
+    bool is_lm() const { return task == "lm"; }
+};
+
+struct BatcherOptions;  // train/batching.h
+
+// The `data` section of a run config. Defaults here are the documented defaults.
+struct DataConfig {
+    std::string source;                  // "text" | "jsonl" | "synthetic"
+    std::string path;                    // text, jsonl: the data file (relative to the working directory)
+    std::string split = "lines";         // text: "lines" | "stanzas"
+    std::string tokenizer = "char";      // text: "char" | "word"
+    std::string task;                    // see Dataset::task
+    int64_t min_length = 1;              // shorter items are dropped (tokens; synthetic: see docs)
+    int64_t max_length = 256;            // longer items are dropped or truncated (synthetic: 10)
+    std::string too_long = "drop";       // text, jsonl: "drop" | "truncate"
+    int64_t min_count = 1;               // text: rarer tokens become <unk>
+    int64_t max_vocab = 0;               // text: vocabulary cap including specials, 0 = none
+    int64_t vocab_size = 0;              // jsonl: ids are in [3, vocab_size)
+    double train_fraction = 0.8;         // text, jsonl; test gets what train and valid leave
+    double valid_fraction = 0.1;
+    int64_t num_symbols = 10;            // synthetic: alphabet size (not addition)
+    int64_t keys = 4;                    // synthetic recall: tokens to remember
+    int64_t train_size = 10000, valid_size = 500, test_size = 500;  // synthetic
+    uint64_t seed = 1;                   // generation, splits and batch shuffling
+    int64_t batch_size = 32;
+    bool bucket = false;                 // group examples of similar length into batches
+    int64_t bucket_batches = 50;         // bucketing sorts within chunks of this many batches
+
+    // Reads and validates every key of the `data` object, then reader.finish() (unknown keys are
+    // errors); errors name the JSON path ("data.max_length: …").
+    static DataConfig from_json(config::JsonReader& reader);
+    BatcherOptions batching() const;  // the Batcher settings for the training split
+};
+
+// Builds the dataset a config describes. Throws DataError naming file:line for bad data.
+Dataset load_dataset(const DataConfig& config);
+
+// The items of a text corpus: non-blank lines, or blank-line-separated stanzas (lines joined
+// by '\n'); trailing whitespace and '\r' are stripped from every line.
+std::vector<std::string> read_text_items(const std::string& path, const std::string& split);
+// A JSONL file, one {"src": [ids], "tgt": [ids]} object per non-blank line ("tgt" absent when
+// `lm`); ids must be in [kUnkId, vocab_size) since 0–2 are added by batching.
+std::vector<Example> read_jsonl(const std::string& path, int64_t vocab_size, bool lm);
+struct SplitIndices {
+    std::vector<int64_t> train, valid, test;
+};
+// Shuffles `count` indices with Rng(seed) and cuts them: train gets ⌊train_fraction·count⌋,
+// valid ⌊valid_fraction·count⌋, test the rest.
+SplitIndices split_indices(int64_t count, double train_fraction, double valid_fraction, uint64_t seed);
+
+}  // namespace tf::train

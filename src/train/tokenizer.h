@@ -1,0 +1,89 @@
+// Tokenizers: text ↔ token ids. "char" (one UTF-8 code point per token), "word" (words and single
+// punctuation marks, see split_words) and "ids" (data that is already ids). Four special tokens sit
+// at fixed ids in every vocabulary, so padding and the start/end of a sequence mean the same everywhere.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/error.h"
+
+namespace tf {
+
+// A data file (corpus, JSONL, vocab.json) that is wrong: names the file (and line or field).
+class DataError : public Error {
+public:
+    using Error::Error;
+};
+
+namespace train {
+
+inline constexpr int64_t kPadId = 0;      // <pad>: fills batches; cross_entropy ignore_index
+inline constexpr int64_t kBosId = 1;      // <bos>: the first decoder input
+inline constexpr int64_t kEosId = 2;      // <eos>: the last decoder target
+inline constexpr int64_t kUnkId = 3;      // <unk>: any token not in the vocabulary
+inline constexpr int64_t kNumSpecial = 4;  // ordinary tokens start at this id
+
+// "char": the UTF-8 code points of the text (a malformed byte is a token of its own).
+std::vector<std::string> split_chars(const std::string& text);
+// "word": whitespace separates tokens and is dropped, except '\n', which is a token (a line break
+// in a stanza). A word is a maximal run of letters, digits and non-ASCII bytes; an apostrophe or
+// hyphen with a word character on both sides stays inside the word ("don't", "jag-time"). Any
+// other character is a token of its own ("Hi, you!" → Hi , you !), and so is a run of the same
+// one ("--", "..."), except for quotes and brackets, which are always single.
+std::vector<std::string> split_words(const std::string& text);
+// The inverse of split_words on ordinary text: tokens joined by one space, except no space before
+// a token made of . , ; : ! ? ) ] } and no space after ( [ {; the straight quotes " and '
+// alternate between opening (no space after) and closing (no space before); no space around '\n'.
+std::string join_words(const std::vector<std::string>& tokens);
+
+class Tokenizer {
+public:
+    Tokenizer() = default;  // an empty "char" tokenizer holding only the specials
+
+    // A vocabulary from `texts`: tokens seen at least `min_count` times, ordered by count
+    // (descending), ties by the token's bytes (ascending); at most `max_size` ids in total
+    // including the 4 specials (0 = no cap). `kind` is "char" or "word".
+    static Tokenizer build(const std::vector<std::string>& texts, const std::string& kind,
+                           int64_t min_count = 1, int64_t max_size = 0);
+    // The same from texts already split into tokens (by split_chars or split_words).
+    static Tokenizer build_from_tokens(const std::vector<std::vector<std::string>>& texts, const std::string& kind,
+                                       int64_t min_count = 1, int64_t max_size = 0);
+    // A fixed vocabulary: the specials, then `symbols` in the given order (ids 4, 5, …).
+    static Tokenizer from_symbols(const std::string& kind, const std::vector<std::string>& symbols);
+    // Data that is already ids in [0, vocab_size): encode parses integers, decode prints them.
+    static Tokenizer ids(int64_t vocab_size);
+
+    std::vector<std::string> split(const std::string& text) const;  // the kind's token strings
+    int64_t id(const std::string& token) const;                      // kUnkId if unknown
+    const std::string& token(int64_t id) const;  // char/word (ids: the specials only); ValueError if out of range
+    std::vector<int64_t> encode(const std::string& text) const;
+    std::vector<int64_t> encode_tokens(const std::vector<std::string>& tokens) const;
+    // Stops at the first <eos>; skips <pad> and <bos>. char: concatenation; word: join_words;
+    // ids: the numbers separated by spaces.
+    std::string decode(const std::vector<int64_t>& ids) const;
+
+    int64_t size() const { return kind_ == "ids" ? ids_size_ : static_cast<int64_t>(tokens_.size()); }
+    const std::string& kind() const { return kind_; }
+
+    // {"kind": "char"|"word", "tokens": ["<pad>", "<bos>", "<eos>", "<unk>", …]} or
+    // {"kind": "ids", "vocab_size": N}. from_json checks every field; errors name `source`.
+    nlohmann::json to_json() const;
+    static Tokenizer from_json(const nlohmann::json& json, const std::string& source);
+    void save(const std::string& path) const;         // writes vocab.json
+    static Tokenizer load(const std::string& path);   // reads and validates it
+
+private:
+    Tokenizer(std::string kind, std::vector<std::string> tokens);
+
+    std::string kind_ = "char";
+    std::vector<std::string> tokens_{"<pad>", "<bos>", "<eos>", "<unk>"};
+    std::unordered_map<std::string, int64_t> ids_{{"<pad>", 0}, {"<bos>", 1}, {"<eos>", 2}, {"<unk>", 3}};
+    int64_t ids_size_ = 0;  // vocab_size of an "ids" tokenizer
+};
+
+}  // namespace train
+}  // namespace tf

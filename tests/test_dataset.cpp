@@ -1,0 +1,309 @@
+// Datasets: each synthetic task obeys its definition, generation and splits are reproducible,
+// text and JSONL sources load (and their errors name file:line), and every DataConfig error
+// names its JSON path.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "train/batching.h"
+#include "train/dataset.h"
+#include "train/synthetic.h"
+
+using namespace tf;
+using namespace tf::train;
+using Json = nlohmann::json;
+
+namespace {
+
+const std::string kTinyPoems = std::string(TF_SOURCE_DIR) + "/data/sample/tiny_poems.txt";
+
+std::string write_temp(const std::string& name, const std::string& content) {
+    const auto path = std::filesystem::temp_directory_path() / name;
+    std::ofstream(path) << content;
+    return path.string();
+}
+
+DataConfig read_config(const Json& data) {
+    config::JsonReader reader(data, "data");
+    return DataConfig::from_json(reader);
+}
+
+// `count` examples of `task` drawn from one seeded Rng.
+std::vector<Example> draw(const SyntheticTask& task, int64_t count, uint64_t seed = 7) {
+    Rng rng(seed);
+    std::vector<Example> examples;
+    for (int64_t i = 0; i < count; ++i) examples.push_back(generate_example(task, rng));
+    return examples;
+}
+
+std::set<std::vector<int64_t>> sources_of(const std::vector<Example>& examples) {
+    std::set<std::vector<int64_t>> sources;
+    for (const Example& example : examples) sources.insert(example.src);
+    return sources;
+}
+
+}  // namespace
+
+TEST_CASE("copy, reverse and sort targets are the source copied, reversed and sorted", "[unit]") {
+    for (const std::string name : {"copy", "reverse", "sort"}) {
+        const SyntheticTask task{name, 3, 9, 6, 0};
+        for (const Example& example : draw(task, 200)) {
+            INFO(name);
+            REQUIRE(example.src.size() >= 3);
+            REQUIRE(example.src.size() <= 9);
+            for (const int64_t id : example.src) REQUIRE((id >= kNumSpecial && id < kNumSpecial + 6));
+            std::vector<int64_t> expected = example.src;
+            if (name == "reverse") std::reverse(expected.begin(), expected.end());
+            if (name == "sort") std::sort(expected.begin(), expected.end());
+            REQUIRE(example.tgt == expected);
+        }
+    }
+}
+
+TEST_CASE("addition targets are the decimal sum of the two operands", "[unit]") {
+    const SyntheticTask task{"addition", 1, 5, 0, 0};
+    const Tokenizer tokenizer = synthetic_tokenizer(task);
+    for (const Example& example : draw(task, 300)) {
+        const std::string sum = tokenizer.decode(example.src), result = tokenizer.decode(example.tgt);
+        INFO(sum << " = " << result);
+        const std::size_t plus = sum.find('+');
+        REQUIRE(plus != std::string::npos);
+        const std::string a = sum.substr(0, plus), b = sum.substr(plus + 1);
+        REQUIRE((a.size() >= 1 && a.size() <= 5 && b.size() >= 1 && b.size() <= 5));
+        REQUIRE((a.size() == 1 || a[0] != '0'));
+        REQUIRE(std::stoll(result) == std::stoll(a) + std::stoll(b));
+        REQUIRE(std::to_string(std::stoll(result)) == result);
+    }
+}
+
+TEST_CASE("recall: src is k keys, L distractors and '?'; tgt is the first k tokens", "[unit]") {
+    const SyntheticTask task{"recall", 10, 30, 8, 3};
+    const int64_t query_marker = synthetic_tokenizer(task).id("?");
+    for (const Example& example : draw(task, 200)) {
+        const auto distractors = static_cast<int64_t>(example.src.size()) - 3 - 1;
+        REQUIRE((distractors >= 10 && distractors <= 30));
+        REQUIRE(example.src.back() == query_marker);
+        REQUIRE(example.tgt == std::vector<int64_t>(example.src.begin(), example.src.begin() + 3));
+    }
+}
+
+TEST_CASE("associative recall: distinct keys, a query key among them, tgt its value", "[unit]") {
+    const SyntheticTask task{"associative_recall", 2, 6, 8, 0};
+    const Tokenizer tokenizer = synthetic_tokenizer(task);
+    std::set<std::size_t> query_positions;
+    for (const Example& example : draw(task, 200)) {
+        const std::string text = tokenizer.decode(example.src);  // e.g. "a3c7?c"
+        INFO(text << " -> " << tokenizer.decode(example.tgt));
+        const std::size_t pairs = (text.size() - 2) / 2;
+        REQUIRE((pairs >= 2 && pairs <= 6 && text.size() == 2 * pairs + 2));
+        REQUIRE(text[text.size() - 2] == '?');
+        std::set<char> keys;
+        std::string value_of_query;
+        for (std::size_t i = 0; i < pairs; ++i) {
+            REQUIRE((text[2 * i] >= 'a' && text[2 * i] < 'a' + 8));
+            REQUIRE(std::isdigit(static_cast<unsigned char>(text[2 * i + 1])));
+            keys.insert(text[2 * i]);
+            if (text[2 * i] == text.back()) {
+                value_of_query = std::string(1, text[2 * i + 1]);
+                query_positions.insert(i);
+            }
+        }
+        REQUIRE(keys.size() == pairs);
+        REQUIRE(tokenizer.decode(example.tgt) == value_of_query);
+    }
+    CHECK(query_positions.size() == 6);  // the query is any of the pairs, not always the same one
+}
+
+TEST_CASE("synthetic data is reproducible from the seed and changes with it", "[unit]") {
+    for (const std::string& name : kSyntheticTasks) {
+        INFO(name);
+        const Json data{{"source", "synthetic"}, {"task", name}, {"train_size", 50}, {"valid_size", 10}, {"test_size", 10}};
+        const Dataset first = load_dataset(read_config(data));
+        const Dataset again = load_dataset(read_config(data));
+        Json reseeded = data;
+        reseeded["seed"] = 2;
+        CHECK(first.train == again.train);
+        CHECK(first.test == again.test);
+        CHECK(load_dataset(read_config(reseeded)).train != first.train);
+        CHECK(first.vocab_size == first.tokenizer.size());
+    }
+}
+
+TEST_CASE("synthetic splits are disjoint, and valid/test do not depend on train_size", "[unit]") {
+    Json data{{"source", "synthetic"}, {"task", "reverse"}, {"min_length", 2}, {"max_length", 4},
+              {"num_symbols", 4}, {"train_size", 200}, {"valid_size", 30}, {"test_size", 30}};
+    const Dataset dataset = load_dataset(read_config(data));
+    CHECK(dataset.train.size() == 200);
+    std::set<std::vector<int64_t>> all = sources_of(dataset.train);
+    for (const auto& src : sources_of(dataset.valid)) all.insert(src);
+    for (const auto& src : sources_of(dataset.test)) all.insert(src);
+    CHECK(all.size() == 260);
+    data["train_size"] = 100;
+    const Dataset smaller = load_dataset(read_config(data));
+    CHECK(smaller.valid == dataset.valid);
+    CHECK(smaller.test == dataset.test);
+}
+
+TEST_CASE("a synthetic task with too few distinct examples is a config error", "[unit]") {
+    const Json data{{"source", "synthetic"}, {"task", "copy"}, {"min_length", 1}, {"max_length", 2},
+                    {"num_symbols", 2}, {"train_size", 10}};
+    CHECK_THROWS_WITH(load_dataset(read_config(data)), Catch::Contains("distinct examples"));
+}
+
+TEST_CASE("split_indices is a seeded partition by fractions", "[unit]") {
+    const SplitIndices split = split_indices(100, 0.7, 0.2, 5);
+    CHECK(split.train.size() == 70);
+    CHECK(split.valid.size() == 20);
+    CHECK(split.test.size() == 10);
+    std::vector<int64_t> all = split.train;
+    all.insert(all.end(), split.valid.begin(), split.valid.end());
+    all.insert(all.end(), split.test.begin(), split.test.end());
+    std::sort(all.begin(), all.end());
+    for (int64_t i = 0; i < 100; ++i) REQUIRE(all[static_cast<std::size_t>(i)] == i);
+    CHECK(split_indices(100, 0.7, 0.2, 5).valid == split.valid);
+    CHECK(split_indices(100, 0.7, 0.2, 6).valid != split.valid);
+}
+
+TEST_CASE("a text corpus splits into lines or stanzas", "[unit]") {
+    CHECK(read_text_items(kTinyPoems, "lines").size() == 24);
+    const auto stanzas = read_text_items(kTinyPoems, "stanzas");
+    REQUIRE(stanzas.size() == 6);
+    CHECK(stanzas[1] == "Tyger Tyger, burning bright,\nIn the forests of the night;\n"
+                        "What immortal hand or eye,\nCould frame thy fearful symmetry?");
+}
+
+TEST_CASE("text autoencoding: tgt = src, every item in exactly one split, decodable", "[unit]") {
+    const Dataset dataset = load_dataset(read_config(
+        {{"source", "text"}, {"path", kTinyPoems}, {"split", "stanzas"}, {"tokenizer", "word"}, {"train_fraction", 0.5}}));
+    CHECK(dataset.task == "autoencode");
+    CHECK(dataset.train.size() == 3);
+    CHECK(dataset.train.size() + dataset.valid.size() + dataset.test.size() == 6);
+    std::set<std::string> decoded;
+    for (const auto* split : {&dataset.train, &dataset.valid, &dataset.test})
+        for (const Example& example : *split) {
+            CHECK(example.tgt == example.src);
+            decoded.insert(dataset.tokenizer.decode(example.src));
+        }
+    CHECK(decoded.size() == 6);
+    const auto stanzas = read_text_items(kTinyPoems, "stanzas");
+    for (const Example& example : dataset.train)  // the vocabulary is the train split's: no <unk>
+        CHECK(std::find(stanzas.begin(), stanzas.end(), dataset.tokenizer.decode(example.src)) != stanzas.end());
+}
+
+TEST_CASE("text lm task and max_length: drop or truncate", "[unit]") {
+    const std::string path = write_temp("tf_test_lengths.txt", "ab\nabcdef\nabcd\n");
+    const Json base{{"source", "text"}, {"path", path}, {"task", "lm"}, {"max_length", 4}, {"train_fraction", 1.0},
+                    {"valid_fraction", 0.0}};
+    const Dataset dropped = load_dataset(read_config(base));
+    CHECK(dropped.train.size() == 2);
+    for (const Example& example : dropped.train) CHECK(example.tgt.empty());
+    Json truncate = base;
+    truncate["too_long"] = "truncate";
+    const Dataset truncated = load_dataset(read_config(truncate));
+    REQUIRE(truncated.train.size() == 3);
+    for (const Example& example : truncated.train) CHECK(example.src.size() <= 4);
+}
+
+TEST_CASE("JSONL of ids loads and splits", "[unit]") {
+    const std::string path = write_temp("tf_test_ok.jsonl", "{\"src\":[4,5],\"tgt\":[5,4]}\n\n{\"src\":[3,9],\"tgt\":[9]}\n");
+    const Dataset dataset = load_dataset(read_config(
+        {{"source", "jsonl"}, {"path", path}, {"vocab_size", 10}, {"train_fraction", 1.0}, {"valid_fraction", 0.0}}));
+    REQUIRE(dataset.train.size() == 2);
+    CHECK(dataset.vocab_size == 10);
+    CHECK(dataset.tokenizer.kind() == "ids");
+    CHECK(((dataset.train[0] == Example{{4, 5}, {5, 4}}) || (dataset.train[1] == Example{{4, 5}, {5, 4}})));
+}
+
+TEST_CASE("JSONL errors name file:line and what was wrong", "[unit]") {
+    const std::vector<std::tuple<std::string, bool, std::string>> cases{
+        {"{\"src\":[4],\"tgt\":[4]}\n{\"src\":[4],\"tgt\":[4]\n", false, ":2: not valid JSON"},
+        {"{\"src\":[4,2],\"tgt\":[4]}\n", false, ":1: src[1]: id 2 is reserved"},
+        {"\n{\"src\":[4],\"tgt\":[50]}\n", false, ":2: tgt[0]: id 50 ≥ data.vocab_size 50"},
+        {"{\"src\":[4.5],\"tgt\":[4]}\n", false, ":1: src[0]: expected an integer id"},
+        {"{\"src\":[4]}\n", false, ":1: tgt: missing"},
+        {"{\"src\":4,\"tgt\":[4]}\n", false, ":1: src: expected a list"},
+        {"[4, 5]\n", false, ":1: expected an object"},
+        {"{\"src\":[4],\"tgt\":[4]}\n", true, ":1: tgt: unknown key"},
+        {"{\"tgt\":[4]}\n", true, ":1: tgt: unknown key"},
+    };
+    for (const auto& [content, lm, message] : cases) {
+        const std::string path = write_temp("tf_test_bad.jsonl", content);
+        INFO(content);
+        CHECK_THROWS_WITH(read_jsonl(path, 50, lm), Catch::StartsWith(path + message));
+    }
+}
+
+TEST_CASE("DataConfig reads every key, with the documented defaults", "[unit]") {
+    const DataConfig defaults = read_config({{"source", "text"}, {"path", kTinyPoems}});
+    CHECK(defaults.split == "lines");
+    CHECK(defaults.tokenizer == "char");
+    CHECK(defaults.task == "autoencode");
+    CHECK(defaults.max_length == 256);
+    CHECK(defaults.batch_size == 32);
+    CHECK_FALSE(defaults.bucket);
+    const DataConfig synthetic = read_config({{"source", "synthetic"}, {"task", "recall"}, {"keys", 5}, {"seed", 9},
+                                              {"bucket", true}, {"batch_size", 8}});
+    CHECK(synthetic.keys == 5);
+    CHECK(synthetic.max_length == 10);
+    CHECK(synthetic.batching().seed == 9);
+    CHECK(synthetic.batching().bucket);
+    CHECK(synthetic.batching().batch_size == 8);
+    CHECK_FALSE(synthetic.batching().lm);
+}
+
+TEST_CASE("every DataConfig error names its JSON path", "[unit]") {
+    const Json text{{"source", "text"}, {"path", kTinyPoems}};
+    const Json jsonl{{"source", "jsonl"}, {"path", kTinyPoems}, {"vocab_size", 10}};
+    const Json copy{{"source", "synthetic"}, {"task", "copy"}};
+    const auto with = [](Json base, const std::string& key, const Json& value) {
+        base[key] = value;
+        return base;
+    };
+    const std::vector<std::tuple<Json, std::string, std::string>> cases{
+        {Json::object(), "data.source", "missing"},
+        {with(text, "source", "txt"), "data.source", "expected one of"},
+        {Json{{"source", "text"}}, "data.path", "missing"},
+        {with(text, "path", "no/such/file.txt"), "data.path", "file 'no/such/file.txt' not found"},
+        {with(text, "path", 5), "data.path", "expected a string"},
+        {with(text, "split", "words"), "data.split", "expected one of"},
+        {with(text, "tokenizer", "bpe"), "data.tokenizer", "expected one of"},
+        {with(text, "task", "copy"), "data.task", "expected one of"},
+        {with(text, "min_length", 0), "data.min_length", "expected an integer"},
+        {with(with(text, "min_length", 5), "max_length", 4), "data.max_length", "expected ≥ min_length"},
+        {with(text, "too_long", "cut"), "data.too_long", "expected one of"},
+        {with(text, "min_count", 0), "data.min_count", "expected an integer"},
+        {with(text, "max_vocab", 3), "data.max_vocab", "expected 0 (no cap)"},
+        {with(text, "train_fraction", 0), "data.train_fraction", "expected a number in (0, 1]"},
+        {with(text, "train_fraction", 1.5), "data.train_fraction", "expected a number"},
+        {with(text, "valid_fraction", 0.5), "data.valid_fraction", "train_fraction + valid_fraction"},
+        {with(text, "num_symbols", 5), "data.num_symbols", "not used when data.source is \"text\""},
+        {with(text, "vocab_size", 5), "data.vocab_size", "not used"},
+        {with(jsonl, "vocab_size", 4), "data.vocab_size", "expected an integer"},
+        {with(jsonl, "tokenizer", "word"), "data.tokenizer", "not used when data.source is \"jsonl\""},
+        {with(jsonl, "task", "autoencode"), "data.task", "expected one of"},
+        {Json{{"source", "synthetic"}}, "data.task", "missing"},
+        {with(copy, "task", "copyy"), "data.task", "did you mean \"copy\""},
+        {with(copy, "path", "x"), "data.path", "not used when data.source is \"synthetic\""},
+        {with(copy, "keys", 3), "data.keys", "not used by data.task \"copy\""},
+        {with(copy, "num_symbols", 1), "data.num_symbols", "expected an integer in [2, 62]"},
+        {with(copy, "num_symbols", 63), "data.num_symbols", "expected an integer in [2, 62]"},
+        {with(with(copy, "task", "addition"), "num_symbols", 10), "data.num_symbols", "not used by data.task"},
+        {with(with(copy, "task", "addition"), "max_length", 19), "data.max_length", "expected an integer in [1, 18]"},
+        {with(with(copy, "task", "associative_recall"), "num_symbols", 27), "data.num_symbols", "[2, 26]"},
+        {with(with(with(copy, "task", "associative_recall"), "num_symbols", 5), "max_length", 6), "data.max_length", "[1, 5]"},
+        {with(with(copy, "task", "recall"), "keys", 0), "data.keys", "expected an integer"},
+        {with(copy, "train_size", 0), "data.train_size", "expected an integer"},
+        {with(copy, "valid_size", -1), "data.valid_size", "expected an integer"},
+        {with(copy, "seed", -1), "data.seed", "expected an integer"},
+        {with(copy, "batch_size", 0), "data.batch_size", "expected an integer"},
+        {with(copy, "bucket", "yes"), "data.bucket", "expected true or false"},
+        {with(copy, "bucket_batches", 0), "data.bucket_batches", "expected an integer"},
+        {with(copy, "shufle", true), "data.shufle", "unknown key"},
+    };
+    for (const auto& [data, path, message] : cases) {
+        INFO(data.dump());
+        CHECK_THROWS_AS(read_config(data), ConfigError);
+        CHECK_THROWS_WITH(read_config(data), Catch::StartsWith(path + ": ") && Catch::Contains(message));
+    }
+}
