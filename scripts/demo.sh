@@ -5,6 +5,7 @@ set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 
 tf_install_missing
+tf_prepare_data
 tf_build "$TF_ROOT/build"
 
 echo

@@ -20,6 +20,13 @@ tf_install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || return 1
 }
 
+# The poetry corpus is built from Debian's fortunes package, not committed (see data/README.md).
+tf_prepare_data() {
+    [ -f "$TF_ROOT/data/poetry/poems.txt" ] && return 0
+    echo "==> building the poetry corpus (data/poetry/poems.txt)"
+    python3 "$TF_ROOT/data/build_poetry.py" || return 1
+}
+
 # tf_build BUILD_DIR [cmake args...]: configure once (reused later), then build everything.
 tf_build() {
     local build_dir=$1

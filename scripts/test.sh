@@ -18,6 +18,7 @@ if [ "${1:-}" = "--sanitize" ]; then
 fi
 
 tf_install_missing
+tf_prepare_data
 tf_build "$build_dir" "${cmake_args[@]}"
 echo "==> testing $build_dir"
 cd "$build_dir"
