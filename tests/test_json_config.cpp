@@ -71,3 +71,16 @@ TEST_CASE("overrides (--set key=value) replace values by dotted path, typed as J
     REQUIRE_THROWS_WITH(apply_override(config, "modle.heads=8"), "--set modle.heads: there is no section 'modle'");
     REQUIRE_THROWS_WITH(apply_override(config, "model.heads"), Catch::Contains("expected key.path=value"));
 }
+
+TEST_CASE("a reader with a resolved target records every value read, defaults included", "[unit]") {
+    const Json given = Json::parse(R"({"model": {"heads": 8}, "name": "x"})");
+    Json resolved;
+    JsonReader top(given, "", &resolved);
+    JsonReader model = top.object("model");
+    model.integer("heads", 4, 1, 64);
+    model.number("dropout", 0.1, 0.0, 1.0);
+    model.choice("activation", "relu", {"relu", "gelu"});
+    top.string("name");
+    top.boolean("verbose", false);
+    CHECK(resolved == Json::parse(R"({"model": {"heads": 8, "dropout": 0.1, "activation": "relu"}, "name": "x", "verbose": false})"));
+}

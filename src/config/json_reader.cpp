@@ -6,7 +6,9 @@
 
 namespace tf::config {
 
-JsonReader::JsonReader(const Json& object, std::string path) : object_(object), path_(std::move(path)) {
+JsonReader::JsonReader(const Json& object, std::string path, Json* resolved)
+    : object_(object), path_(std::move(path)), resolved_(resolved) {
+    if (resolved_ && !resolved_->is_object()) *resolved_ = Json::object();
     if (!object_.is_object())
         throw ConfigError((path_.empty() ? std::string("config") : path_) + ": expected an object, got " + describe(object_));
 }
@@ -51,11 +53,11 @@ int64_t JsonReader::integer(const std::string& key, int64_t min, int64_t max) {
                                ? INT64_MAX
                                : v.get<int64_t>();
     if (result < min || result > max) fail(key, expected, v);
-    return result;
+    return resolve(key, result);
 }
 
 int64_t JsonReader::integer(const std::string& key, int64_t fallback, int64_t min, int64_t max) {
-    return has(key) ? integer(key, min, max) : (read_.insert(key), fallback);
+    return has(key) ? integer(key, min, max) : (read_.insert(key), resolve(key, fallback));
 }
 
 double JsonReader::number(const std::string& key, double min, double max) {
@@ -64,31 +66,31 @@ double JsonReader::number(const std::string& key, double min, double max) {
     if (!v.is_number()) fail(key, expected, v);
     const double result = v.get<double>();
     if (!std::isfinite(result) || result < min || result > max) fail(key, expected, v);
-    return result;
+    return resolve(key, result);
 }
 
 double JsonReader::number(const std::string& key, double fallback, double min, double max) {
-    return has(key) ? number(key, min, max) : (read_.insert(key), fallback);
+    return has(key) ? number(key, min, max) : (read_.insert(key), resolve(key, fallback));
 }
 
 bool JsonReader::boolean(const std::string& key) {
     const Json& v = value(key);
     if (!v.is_boolean()) fail(key, "true or false", v);
-    return v.get<bool>();
+    return resolve(key, v.get<bool>());
 }
 
 bool JsonReader::boolean(const std::string& key, bool fallback) {
-    return has(key) ? boolean(key) : (read_.insert(key), fallback);
+    return has(key) ? boolean(key) : (read_.insert(key), resolve(key, fallback));
 }
 
 std::string JsonReader::string(const std::string& key) {
     const Json& v = value(key);
     if (!v.is_string()) fail(key, "a string", v);
-    return v.get<std::string>();
+    return resolve(key, v.get<std::string>());
 }
 
 std::string JsonReader::string(const std::string& key, const std::string& fallback) {
-    return has(key) ? string(key) : (read_.insert(key), fallback);
+    return has(key) ? string(key) : (read_.insert(key), resolve(key, fallback));
 }
 
 std::string JsonReader::choice(const std::string& key, const std::vector<std::string>& choices) {
@@ -102,11 +104,11 @@ std::string JsonReader::choice(const std::string& key, const std::vector<std::st
         throw ConfigError(path_of(key) + ": expected one of " + list + ", got \"" + got + "\"" +
                           (suggestion.empty() ? "" : " (did you mean \"" + suggestion + "\"?)"));
     }
-    return got;
+    return resolve(key, got);
 }
 
 std::string JsonReader::choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices) {
-    return has(key) ? choice(key, choices) : (read_.insert(key), fallback);
+    return has(key) ? choice(key, choices) : (read_.insert(key), resolve(key, fallback));
 }
 
 std::vector<int64_t> JsonReader::integers(const std::string& key, int64_t min, int64_t max) {
@@ -118,16 +120,20 @@ std::vector<int64_t> JsonReader::integers(const std::string& key, int64_t min, i
         if (!item.is_number_integer() || item.get<int64_t>() < min || item.get<int64_t>() > max) fail(key, expected, v);
         result.push_back(item.get<int64_t>());
     }
-    return result;
+    return resolve(key, result);
 }
 
 JsonReader JsonReader::object(const std::string& key) {
     const Json& v = value(key);
     if (!v.is_object()) fail(key, "an object", v);
-    return JsonReader(v, path_of(key));
+    return JsonReader(v, path_of(key), resolved_ ? &(*resolved_)[key] : nullptr);
 }
 
-const Json& JsonReader::raw(const std::string& key) { return value(key); }
+const Json& JsonReader::raw(const std::string& key) {
+    const Json& v = value(key);
+    if (resolved_) (*resolved_)[key] = v;
+    return v;
+}
 
 void JsonReader::finish(const std::vector<std::string>& also_known) const {
     std::vector<std::string> known(read_.begin(), read_.end());

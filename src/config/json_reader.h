@@ -26,7 +26,9 @@ using Json = nlohmann::json;
 class JsonReader {
 public:
     // `path` is how errors name this object: "" for the root, "model", "model.layers[1]".
-    JsonReader(const Json& object, std::string path);
+    // With `resolved`, every value read — given or defaulted — is also written there, so after
+    // reading, *resolved is the config with every default filled in (what `config print` shows).
+    JsonReader(const Json& object, std::string path, Json* resolved = nullptr);
 
     bool has(const std::string& key) const;
     std::string path_of(const std::string& key) const;
@@ -58,10 +60,16 @@ public:
 
 private:
     const Json& value(const std::string& key);
+    template <class T>
+    T resolve(const std::string& key, T result) {
+        if (resolved_) (*resolved_)[key] = result;
+        return result;
+    }
     [[noreturn]] void fail(const std::string& key, const std::string& expected, const Json& got) const;
 
     const Json& object_;
     std::string path_;
+    Json* resolved_;
     std::set<std::string> read_;
 };
 
