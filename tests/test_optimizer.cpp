@@ -229,4 +229,5 @@ TEST_CASE("optimizer zero_grad drops gradients and step skips parameters without
     require_values(p, {0.9, -2.1});
     REQUIRE_THROWS_WITH(Sgd({{"p", p}}, {.nesterov = true}), Catch::Contains("nesterov needs momentum > 0"));
     REQUIRE_THROWS_WITH(Adam({{"p", p}}, {.beta2 = 1}), Catch::Contains("beta2 must be in [0, 1)"));
+    REQUIRE_THROWS_WITH(sgd.step(std::nan("")), Catch::Contains("learning rate must be finite and ≥ 0"));
 }

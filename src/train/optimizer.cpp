@@ -2,6 +2,7 @@
 // buffers, the step counter, and saving/restoring that state for checkpoints.
 #include "train/optimizer.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "autograd/error.h"
@@ -43,6 +44,7 @@ Tensor& Optimizer::buffer(std::size_t buffer_index, std::size_t parameter_index)
 }
 
 void Optimizer::step(double lr) {
+    if (!(lr >= 0 && std::isfinite(lr))) throw ValueError("optimizer step: learning rate must be finite and ≥ 0, got " + std::to_string(lr));
     NoGradGuard no_grad;
     for (std::size_t i = 0; i < parameters_.size(); ++i) {
         Tensor& parameter = parameters_[i].second;

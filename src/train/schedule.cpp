@@ -26,7 +26,7 @@ double warmup_lr(int64_t step, double peak_lr, int64_t warmup_steps) {
 template <class T>
 double sum_of_squares(const T* g, int64_t n) {
     double sum = 0;
-#pragma omp parallel for reduction(+ : sum) if (n >= kParallelElements) schedule(static)
+#pragma omp parallel for simd reduction(+ : sum) if (n >= kParallelElements) schedule(static)
     for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(g[i]) * static_cast<double>(g[i]);
     return sum;
 }
