@@ -5,6 +5,7 @@
 #include "train/metrics.h"
 
 using namespace tf;
+using namespace tf::train;
 
 namespace {
 // Logits (B, T, V=3) whose argmax is `predicted` at every position.

@@ -9,7 +9,7 @@
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 
-namespace tf {
+namespace tf::train {
 
 ModelInput select_batch_rows(const ModelInput& input, const std::vector<int64_t>& rows) {
     ModelInput out;
@@ -158,4 +158,4 @@ std::vector<int64_t> sample_continuation(SequenceModel& model, const std::vector
     return generated;
 }
 
-}  // namespace tf
+}  // namespace tf::train

@@ -5,7 +5,7 @@
 
 #include "models/model.h"
 
-namespace tf {
+namespace tf::train {
 
 struct DecodeOptions {
     int64_t max_length = 128;  // generated tokens, not counting <bos>
@@ -36,4 +36,4 @@ std::vector<int64_t> sample_continuation(SequenceModel& model, const std::vector
 // The rows `rows` of a batch, as a batch of their own (each source trimmed to its length).
 ModelInput select_batch_rows(const ModelInput& input, const std::vector<int64_t>& rows);
 
-}  // namespace tf
+}  // namespace tf::train

@@ -7,7 +7,7 @@
 #include "autograd/error.h"
 #include "autograd/ops.h"
 
-namespace tf {
+namespace tf::train {
 
 void PredictionCounts::add(const Tensor& logits, const IndexTensor& targets, int64_t pad, double mean_loss) {
     if (logits.dim() != 3 || targets.shape != Shape{logits.size(0), logits.size(1)})
@@ -62,4 +62,4 @@ EvalMetrics summarize(const PredictionCounts& counts) {
     return metrics;
 }
 
-}  // namespace tf
+}  // namespace tf::train

@@ -5,7 +5,7 @@
 
 #include "autograd/tensor.h"
 
-namespace tf {
+namespace tf::train {
 
 struct PredictionCounts {
     double loss_sum = 0;            // Σ over batches of (mean loss × tokens), so the total is token-weighted
@@ -29,4 +29,4 @@ struct EvalMetrics {
 // loss = loss_sum / tokens,  perplexity = e^loss,  accuracies = correct / total.
 EvalMetrics summarize(const PredictionCounts& counts);
 
-}  // namespace tf
+}  // namespace tf::train

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace tf {
+namespace tf::train {
 
 double TemperatureCurriculum::multiplier_at(int64_t step) const {
     if (!enabled || steps <= 0 || step >= steps) return 1.0;
@@ -39,4 +39,4 @@ DecodeConfig read_decode_config(config::JsonReader& section) {
     return decode;
 }
 
-}  // namespace tf
+}  // namespace tf::train

@@ -5,7 +5,7 @@
 
 #include "config/json_reader.h"
 
-namespace tf {
+namespace tf::train {
 
 struct TemperatureCurriculum {
     bool enabled = false;
@@ -36,4 +36,4 @@ struct DecodeConfig {
 TrainConfig read_train_config(config::JsonReader& section);
 DecodeConfig read_decode_config(config::JsonReader& section);
 
-}  // namespace tf
+}  // namespace tf::train
