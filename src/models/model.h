@@ -47,6 +47,9 @@ public:
     // Ask attention layers to keep their weights in the next forward, and collect them after.
     virtual void keep_attention_maps(bool keep) { (void)keep; }
     virtual std::vector<AttentionMap> attention_maps() const { return {}; }
+    // Attention temperature τ is multiplied by `scale` (the curriculum of seed 003 §13.3 starts
+    // below 1: sharper attention). Models without scaled dot-product attention ignore it.
+    virtual void set_attention_temperature_scale(double scale) { (void)scale; }
     // For gradient analysis: while on, forward keeps its input vectors x (B, S, C) — the source
     // embeddings with positions added (the target-side ones for an LM) — with retain_grad, so
     // ∂L/∂x_j can be read from probed_inputs().grad() after backward.

@@ -18,6 +18,7 @@ TrainConfig read_train_config(config::JsonReader& section) {
     train.eval_every = section.integer("eval_every", train.eval_every, 0, 100'000'000);
     train.eval_batches = section.integer("eval_batches", train.eval_batches, 0, 100'000'000);
     train.checkpoint_every = section.integer("checkpoint_every", train.checkpoint_every, 0, 100'000'000);
+    train.keep_checkpoints = section.integer("keep_checkpoints", train.keep_checkpoints, 1, 1000);
     train.label_smoothing = section.number("label_smoothing", train.label_smoothing, 0.0, 0.99);
     if (section.has("temperature_curriculum")) {
         config::JsonReader curriculum = section.object("temperature_curriculum");

@@ -23,6 +23,7 @@ struct TrainConfig {
     int64_t eval_every = 200;        // 0 = only at the end
     int64_t eval_batches = 0;        // 0 = the whole validation split
     int64_t checkpoint_every = 500;  // 0 = only at the end (and on SIGINT/SIGTERM)
+    int64_t keep_checkpoints = 3;    // older step checkpoints are deleted (best.safetensors stays)
     double label_smoothing = 0.0;
     TemperatureCurriculum temperature_curriculum;
 };

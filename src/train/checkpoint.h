@@ -1,0 +1,40 @@
+// Run checkpoints: everything needed to continue a run exactly — the model's parameters, the
+// optimizer's state, and in the metadata the step, the dropout and data-order RNG states, the best
+// validation loss so far and the resolved config — in one safetensors file written atomically.
+#pragma once
+#include <string>
+
+#include "models/model.h"
+#include "train/batching.h"
+#include "train/optimizer.h"
+
+namespace tf::train {
+
+struct TrainingProgress {
+    int64_t step = 0;              // updates done
+    double elapsed_seconds = 0;    // training time before this process (max_minutes counts it)
+    double best_valid_loss = 0;    // NaN until the first evaluation
+    int64_t best_step = 0;
+    Rng::State dropout_rng{};
+    BatcherState batcher;
+};
+
+// Writes model ("model.<name>"), optimizer ("optimizer.…") and progress to `path`, atomically.
+void save_checkpoint(const std::string& path, const SequenceModel& model, const Optimizer* optimizer,
+                     const TrainingProgress& progress, const std::string& resolved_config);
+
+struct LoadedCheckpoint {
+    TrainingProgress progress;
+    std::string resolved_config;  // "" in a weights-only file
+};
+// Loads parameters into `model` (and state into `optimizer` when given). Every problem — a missing
+// or extra parameter, a shape, unreadable metadata — is a CheckpointError naming the file.
+LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer);
+
+// Model weights only, from a checkpoint ("model.<name>") or a plain state dict ("<name>"): --init.
+void load_weights(const std::string& path, SequenceModel& model);
+
+std::string rng_state_to_text(const Rng::State& state);                      // "0x…,0x…,0x…,0x…"
+Rng::State rng_state_from_text(const std::string& text, const std::string& source);
+
+}  // namespace tf::train

@@ -1,0 +1,36 @@
+// Rebuilding a run from its directory.
+#include "train/run_loader.h"
+
+#include <filesystem>
+
+#include "config/json_file.h"
+#include "train/checkpoint.h"
+#include "train/safetensors.h"
+#include "util/files.h"
+
+namespace tf::train {
+
+LoadedRun load_run(const std::string& directory, const std::string& which) {
+    const RunDirectory dir(directory);
+    if (!file_exists(dir.config()))
+        throw ConfigError(directory + ": not a run directory (no config.resolved.json)");
+    LoadedRun run;
+    run.config = read_run_config(config::load_json_file(dir.config()),
+                                 std::filesystem::path(directory).filename().string());
+    run.dataset = load_dataset(run.config.data);
+    if (file_exists(dir.vocab()) && Tokenizer::load(dir.vocab()).to_json() != run.dataset.tokenizer.to_json())
+        throw DataError(directory + ": the data now gives a different vocabulary than the run's vocab.json");
+    ModelBuildContext build;
+    build.vocab_size = run.dataset.vocab_size;
+    build.pad_id = kPadId;
+    build.seed = run.config.seed;
+    build.dropout_rng = std::make_shared<Rng>(run.config.seed + 1);
+    run.model = build_model(run.config.model, build);
+    run.checkpoint = which == "best" && file_exists(dir.best()) ? dir.best() : dir.latest();
+    if (run.checkpoint.empty()) throw CheckpointError(directory + ": no checkpoint yet (train first)");
+    run.step = load_checkpoint(run.checkpoint, *run.model, nullptr).progress.step;
+    run.model->eval();
+    return run;
+}
+
+}  // namespace tf::train

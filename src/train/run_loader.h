@@ -1,0 +1,24 @@
+// Opening a finished (or running) run directory for eval, reconstruct, generate and analysis:
+// its resolved config, the same data splits, and the model with its best or latest weights.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "models/model.h"
+#include "train/run_config.h"
+#include "train/run_dir.h"
+
+namespace tf::train {
+
+struct LoadedRun {
+    RunConfig config;
+    Dataset dataset;
+    std::shared_ptr<SequenceModel> model;  // in eval mode
+    std::string checkpoint;                // the file the weights came from
+    int64_t step = 0;
+};
+
+// `which`: "best" (best.safetensors, else the latest checkpoint) or "latest".
+LoadedRun load_run(const std::string& directory, const std::string& which = "best");
+
+}  // namespace tf::train

@@ -1,0 +1,38 @@
+// The training loop: batches → forward → loss → backward → clip → optimizer step, with logging,
+// evaluation, best-model tracking, checkpoints, exact resume, and a clean stop on SIGINT/SIGTERM.
+// The trainer knows the model only through SequenceModel and the loss.
+#pragma once
+#include <string>
+
+#include "train/metrics.h"
+#include "train/run_config.h"
+
+namespace tf::train {
+
+// A NaN or ∞ loss or gradient: names the step (and the run's last good checkpoint).
+class NonFiniteError : public Error {
+public:
+    using Error::Error;
+};
+
+struct TrainOptions {
+    std::string run_dir;        // default: runs/<config name>
+    bool resume = false;        // continue the run in run_dir from its latest checkpoint
+    std::string init_weights;   // start from these weights (safetensors), optional
+    bool check_numerics = false;
+    bool quiet = false;         // no progress output (tests)
+};
+
+struct TrainResult {
+    bool interrupted = false;   // stopped by SIGINT/SIGTERM (after saving)
+    int64_t steps = 0;
+    EvalMetrics valid;          // at the end
+    std::string run_dir;
+};
+
+TrainResult train(const RunConfig& config, const TrainOptions& options);
+
+// Set by SIGINT/SIGTERM while train() runs; tests may set it to simulate a signal.
+void request_stop();
+
+}  // namespace tf::train
