@@ -150,7 +150,8 @@ void forward_query_tile(const Problem<Real>& p, int64_t bh, int64_t i0, Real* O,
 template <class Real>
 void forward(const Problem<Real>& p, int64_t batch_heads, Real* O, Real* L) {
     const int64_t query_tiles = ceil_div(p.T, p.query_tile);
-#pragma omp parallel if (!p.reference)
+    const bool worth_threads = !p.reference && batch_heads * p.T * p.S * p.D > kernels::kParallelGrain;
+#pragma omp parallel if (worth_threads)
     {
         Scratch<Real> scratch(p);
 #pragma omp for collapse(2) schedule(dynamic)
@@ -207,7 +208,8 @@ void backward_head(const Problem<Real>& p, const Backward<Real>& g, int64_t bh, 
 
 template <class Real>
 void backward(const Problem<Real>& p, const Backward<Real>& g, int64_t batch_heads) {
-#pragma omp parallel if (!p.reference && batch_heads > 1)
+    const bool worth_threads = !p.reference && batch_heads > 1 && batch_heads * p.T * p.S * p.D > kernels::kParallelGrain;
+#pragma omp parallel if (worth_threads)
     {
         Scratch<Real> scratch(p);
         std::vector<Real> delta(p.T);   // (T) Δ of the current head
