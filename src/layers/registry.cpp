@@ -2,6 +2,7 @@
 #include "layers/registry.h"
 
 #include "autograd/error.h"
+#include "layers/attention/fast_attention_layers.h"
 
 namespace tf {
 
@@ -26,7 +27,8 @@ std::shared_ptr<SequenceLayer> LayerRegistry::create(const config::Json& block, 
 }
 
 void register_builtin_layers(LayerRegistry& registry) {
-    (void)registry;
+    registry.add("tiled_attention", TiledMultiHeadAttention::from_config);
+    registry.add("linear_attention", LinearMultiHeadAttention::from_config);
 }
 
 const LayerRegistry& builtin_layers() {
