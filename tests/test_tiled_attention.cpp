@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "autograd/error.h"
 #include "autograd/gradcheck.h"
@@ -12,6 +13,7 @@
 #include "autograd/tape.h"
 #include "helpers.h"
 #include "layers/attention/tiled_attention.h"
+#include "layers/attention/vector_exp.h"
 
 using namespace tf;
 
@@ -162,4 +164,16 @@ TEST_CASE("tiled attention memory grows linearly in T, the composed path's quadr
     CHECK(tiled_ratio < 6);
     CHECK(tiled_ratio > 3);
     CHECK(composed_ratio > 10);
+}
+
+TEST_CASE("vector_exp: within 2 float ulps of std::exp, and exactly 0 for −∞", "[unit]") {
+    double worst = 0;
+    for (float x = -87.0f; x <= 88.0f; x += 0.0137f) {
+        const double exact = std::exp(double(x));
+        worst = std::max(worst, std::abs(double(vector_exp(x)) - exact) / exact);
+    }
+    CHECK(worst < 2.5e-7);
+    CHECK(vector_exp(-std::numeric_limits<float>::infinity()) == 0.0f);
+    CHECK(vector_exp(-100.0f) == 0.0f);
+    CHECK(vector_exp(0.0f) == 1.0f);
 }

@@ -72,8 +72,8 @@ std::shared_ptr<SequenceLayer> TiledMultiHeadAttention::from_config(config::Json
                                                                     const LayerBuildContext& build) {
     TiledAttentionConfig tiled;
     std::tie(tiled.heads, tiled.bias) = read_heads_and_bias(config, build);
-    tiled.query_tile = config.integer("query_tile", 64, 1, 4096);
-    tiled.key_tile = config.integer("key_tile", 64, 1, 4096);
+    tiled.query_tile = config.integer("query_tile", 128, 1, 4096);
+    tiled.key_tile = config.integer("key_tile", 128, 1, 4096);
     tiled.rotary = config.boolean("rotary", false);
     tiled.rotary_base = config.number("rotary_base", 10000, 1, 1e12);
     return std::make_shared<TiledMultiHeadAttention>(build.width, tiled, build.init, *build.init_rng, build.dtype);

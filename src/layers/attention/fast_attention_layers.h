@@ -35,12 +35,12 @@ private:
 struct TiledAttentionConfig {
     int64_t heads = 1;
     bool bias = true;
-    int64_t query_tile = 64, key_tile = 64;
+    int64_t query_tile = 128, key_tile = 128;
     bool rotary = false;          // rotate Q and K by position (RoPE) before attending
     double rotary_base = 10000;
 };
 
-// {"type": "tiled_attention", "heads": 4, "bias": true, "query_tile": 64, "key_tile": 64,
+// {"type": "tiled_attention", "heads": 4, "bias": true, "query_tile": 128, "key_tile": 128,
 //  "rotary": false, "rotary_base": 10000}
 class TiledMultiHeadAttention : public ProjectedSelfAttention {
 public:

@@ -35,6 +35,7 @@ void forward_scan(const ScanShape& s, const Real* q, const Real* k, const Real* 
         if (dy) {   // dq_t[d] = Σ_e S_t[d, e]·dy_t[e]
             for (int64_t d = 0; d < s.D; ++d) {
                 Real dot = 0;
+#pragma omp simd reduction(+ : dot)
                 for (int64_t e = 0; e < s.E; ++e) dot += state[d * s.E + e] * dy[t * s.E + e];
                 out[t * s.D + d] = dot;
             }
@@ -59,11 +60,10 @@ void reverse_scan(const ScanShape& s, const Real* q, const Real* k, const Real* 
         std::fill_n(dv + j * s.E, s.E, Real(0));
         for (int64_t d = 0; d < s.D; ++d) {
             Real dot = 0;
-            for (int64_t e = 0; e < s.E; ++e) {
-                dot += suffix[d * s.E + e] * v[j * s.E + e];
-                dv[j * s.E + e] += suffix[d * s.E + e] * k[j * s.D + d];
-            }
+#pragma omp simd reduction(+ : dot)
+            for (int64_t e = 0; e < s.E; ++e) dot += suffix[d * s.E + e] * v[j * s.E + e];
             dk[j * s.D + d] = dot;
+            for (int64_t e = 0; e < s.E; ++e) dv[j * s.E + e] += suffix[d * s.E + e] * k[j * s.D + d];
         }
     }
 }

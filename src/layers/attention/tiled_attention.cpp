@@ -13,6 +13,7 @@
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
+#include "layers/attention/vector_exp.h"
 
 namespace tf {
 namespace {
@@ -23,7 +24,7 @@ struct Problem {
     const Real* Q;                     // (B·H, T, D)
     const Real* K;                     // (B·H, S, D)
     const Real* V;                     // (B·H, S, D)
-    const uint8_t* key_is_padding;     // (B, S), or null: no padding
+    const uint8_t* key_is_padding;     // (B, S): 1 = padding
     int64_t H, T, S, D;
     Real inv_tau;                      // 1/τ
     bool causal;
@@ -82,15 +83,25 @@ void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (rows,
     const Real* Q_i = p.Q + (t.bh * p.T + t.i0) * p.D;   // (rows, D)
     const Real* K_j = p.K + (t.bh * p.S + t.j0) * p.D;   // (cols, D)
     gemm_tile(p, Q_i, K_j, S, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true});
-    const uint8_t* padding = p.key_is_padding ? p.key_is_padding + (t.bh / p.H) * p.S + t.j0 : nullptr;
+    const uint8_t* padding = p.key_is_padding + (t.bh / p.H) * p.S + t.j0;   // (cols)
+    const Real inv_tau = p.inv_tau;
     for (int64_t r = 0; r < t.rows; ++r) {
-        const int64_t last_visible = p.causal ? t.i0 + r - t.j0 : t.cols - 1;   // in tile columns
+        // tile columns c < visible are keys j ≤ i (all of them without causal masking)
+        const int64_t visible = p.causal ? std::clamp<int64_t>(t.i0 + r - t.j0 + 1, 0, t.cols) : t.cols;
         Real* S_r = S + r * t.cols;
-        for (int64_t c = 0; c < t.cols; ++c) {
-            const bool masked = c > last_visible || (padding && padding[c]);
-            S_r[c] = masked ? minus_infinity<Real> : S_r[c] * p.inv_tau;
-        }
+#pragma omp simd   // `|`, not `||`: no branch, so the loop vectorises
+        for (int64_t c = 0; c < t.cols; ++c)
+            S_r[c] = ((c >= visible) | (padding[c] != 0)) ? minus_infinity<Real> : S_r[c] * inv_tau;
     }
+}
+
+// max_i x_i (−∞ for an empty or fully masked row)
+template <class Real>
+Real row_max(const Real* x, int64_t n) {
+    Real largest = minus_infinity<Real>;
+#pragma omp simd reduction(max : largest)
+    for (int64_t i = 0; i < n; ++i) largest = x[i] > largest ? x[i] : largest;   // (GCC vectorises this, not std::max)
+    return largest;
 }
 
 // The online-softmax update for one key tile, row by row (S becomes P in place):
@@ -101,16 +112,16 @@ template <class Real>
 void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m, Real* ell, Real* O_tile) {
     for (int64_t r = 0; r < t.rows; ++r) {
         Real* S_r = S + r * t.cols;
-        Real m_new = m[r];
-        for (int64_t c = 0; c < t.cols; ++c) m_new = std::max(m_new, S_r[c]);
+        const Real m_new = std::max(m[r], row_max(S_r, t.cols));
         if (m_new == minus_infinity<Real>) {
             std::fill_n(S_r, t.cols, Real(0));
             continue;
         }
         const Real alpha = std::exp(m[r] - m_new);   // 0 when m was −∞
         Real row_sum = 0;
+#pragma omp simd reduction(+ : row_sum)
         for (int64_t c = 0; c < t.cols; ++c) {
-            S_r[c] = std::exp(S_r[c] - m_new);
+            S_r[c] = vector_exp(S_r[c] - m_new);
             row_sum += S_r[c];
         }
         ell[r] = alpha * ell[r] + row_sum;
@@ -172,18 +183,23 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
     Real* dP = scratch.dP.data();   // (rows, cols), becomes dS
     score_tile(p, t, P);
     const Real* L_i = g.L + t.bh * p.T + t.i0;
-    for (int64_t r = 0; r < t.rows; ++r)
-        for (int64_t c = 0; c < t.cols; ++c)   // a fully masked row (L = −∞) has no weights
-            P[r * t.cols + c] = L_i[r] == minus_infinity<Real> ? Real(0) : std::exp(P[r * t.cols + c] - L_i[r]);
+    for (int64_t r = 0; r < t.rows; ++r) {
+        Real* P_r = P + r * t.cols;
+        const Real L_r = L_i[r];
+        if (L_r == minus_infinity<Real>) {   // a fully masked row has no weights
+            std::fill_n(P_r, t.cols, Real(0));
+            continue;
+        }
+#pragma omp simd
+        for (int64_t c = 0; c < t.cols; ++c) P_r[c] = vector_exp(P_r[c] - L_r);
+    }
     const int64_t q_offset = (t.bh * p.T + t.i0) * p.D, k_offset = (t.bh * p.S + t.j0) * p.D;
     const Real* dO_i = g.dO + q_offset;   // (rows, D)
     gemm_tile(p, P, dO_i, g.dV + k_offset, {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true});
     gemm_tile(p, dO_i, p.V + k_offset, dP, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true});
     for (int64_t r = 0; r < t.rows; ++r)
-        for (int64_t c = 0; c < t.cols; ++c) {
-            const int64_t rc = r * t.cols + c;
-            dP[rc] = P[rc] * (dP[rc] - delta[r]) * p.inv_tau;
-        }
+#pragma omp simd
+        for (int64_t c = r * t.cols; c < (r + 1) * t.cols; ++c) dP[c] = P[c] * (dP[c] - delta[r]) * p.inv_tau;
     gemm_tile(p, dP, p.K + k_offset, g.dQ + q_offset, {.M = t.rows, .N = p.D, .K = t.cols, .accumulate = true});
     gemm_tile(p, dP, p.Q + q_offset, g.dK + k_offset, {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true});
 }
@@ -194,6 +210,7 @@ template <class Real>
 void backward_head(const Problem<Real>& p, const Backward<Real>& g, int64_t bh, Scratch<Real>& scratch, std::vector<Real>& delta) {
     for (int64_t i = 0; i < p.T; ++i) {   // Δ_i = Σ_d dO_id·O_id
         Real dot = 0;
+#pragma omp simd reduction(+ : dot)
         for (int64_t d = 0; d < p.D; ++d) dot += g.dO[(bh * p.T + i) * p.D + d] * g.O[(bh * p.T + i) * p.D + d];
         delta[i] = dot;
     }
@@ -245,10 +262,10 @@ double temperature(const Tensor& Q, const TiledAttentionOptions& options) {
     return options.temperature ? *options.temperature : std::sqrt(static_cast<double>(Q.size(3)));
 }
 
-// The padding mask as one byte per (b, s): 1 = never attend.
-std::vector<uint8_t> padding_bytes(const Tensor& mask) {
+// The padding mask as one byte per (b, s): 1 = never attend; all 0 without a mask.
+std::vector<uint8_t> padding_bytes(const Tensor& mask, int64_t B, int64_t S) {
+    if (!mask.defined()) return std::vector<uint8_t>(B * S, 0);
     std::vector<uint8_t> bytes;
-    if (!mask.defined()) return bytes;
     for (double value : mask.to_vector()) bytes.push_back(value != 0);
     return bytes;
 }
@@ -256,7 +273,7 @@ std::vector<uint8_t> padding_bytes(const Tensor& mask) {
 template <class Real>
 Problem<Real> make_problem(const Tensor& Q, const Tensor& K, const Tensor& V, const std::vector<uint8_t>& padding,
                         const TiledAttentionOptions& options) {
-    return Problem<Real>{Q.data<Real>(), K.data<Real>(), V.data<Real>(), padding.empty() ? nullptr : padding.data(),
+    return Problem<Real>{Q.data<Real>(), K.data<Real>(), V.data<Real>(), padding.data(),
                       Q.size(1), Q.size(2), K.size(2), Q.size(3), static_cast<Real>(1.0 / temperature(Q, options)),
                       options.causal, options.query_tile, options.key_tile, kernels::use_reference()};
 }
@@ -267,7 +284,7 @@ Problem<Real> make_problem(const Tensor& Q, const Tensor& K, const Tensor& V, co
 // Backward: dQ, dK, dV tile by tile from Q, K, V, O, L and dO (see backward_tile).
 Tensor tiled_attention(const Tensor& Q, const Tensor& K, const Tensor& V, const TiledAttentionOptions& options) {
     check_inputs("tiled_attention", Q, K, V, options);
-    const std::vector<uint8_t> padding = padding_bytes(options.key_padding_mask);
+    const std::vector<uint8_t> padding = padding_bytes(options.key_padding_mask, Q.size(0), K.size(2));
     const int64_t batch_heads = Q.size(0) * Q.size(1);
     Tensor O(Q.shape(), Q.dtype());                                // (B, H, T, D)
     Tensor L({Q.size(0), Q.size(1), Q.size(2)}, Q.dtype());        // (B, H, T)
