@@ -182,6 +182,7 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
     Real* P = scratch.S.data();     // (rows, cols)
     Real* dP = scratch.dP.data();   // (rows, cols), becomes dS
     score_tile(p, t, P);
+    // P_ij = exp(S_ij − L_i)
     const Real* L_i = g.L + t.bh * p.T + t.i0;
     for (int64_t r = 0; r < t.rows; ++r) {
         Real* P_r = P + r * t.cols;
@@ -195,12 +196,17 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
     }
     const int64_t q_offset = (t.bh * p.T + t.i0) * p.D, k_offset = (t.bh * p.S + t.j0) * p.D;
     const Real* dO_i = g.dO + q_offset;   // (rows, D)
+    // dV_j += Pᵀ·dO_i          (cols, D)
     gemm_tile(p, P, dO_i, g.dV + k_offset, {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true});
+    // dP = dO_i·V_jᵀ           (rows, cols)
     gemm_tile(p, dO_i, p.V + k_offset, dP, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true});
+    // dS = P ⊙ (dP − Δ_i) / τ   (rows, cols), in dP's buffer
     for (int64_t r = 0; r < t.rows; ++r)
 #pragma omp simd
         for (int64_t c = r * t.cols; c < (r + 1) * t.cols; ++c) dP[c] = P[c] * (dP[c] - delta[r]) * p.inv_tau;
+    // dQ_i += dS·K_j           (rows, D)
     gemm_tile(p, dP, p.K + k_offset, g.dQ + q_offset, {.M = t.rows, .N = p.D, .K = t.cols, .accumulate = true});
+    // dK_j += dSᵀ·Q_i          (cols, D)
     gemm_tile(p, dP, p.Q + q_offset, g.dK + k_offset, {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true});
 }
 
