@@ -2,6 +2,7 @@
 #include "layers/registry.h"
 
 #include "autograd/error.h"
+#include "layers/attention/fast_attention_layers.h"
 #include "layers/recurrent/recurrent_layer.h"
 
 namespace tf {
@@ -27,6 +28,8 @@ std::shared_ptr<SequenceLayer> LayerRegistry::create(const config::Json& block, 
 }
 
 void register_builtin_layers(LayerRegistry& registry) {
+    registry.add("tiled_attention", TiledMultiHeadAttention::from_config);
+    registry.add("linear_attention", LinearMultiHeadAttention::from_config);
     registry.add("rnn", RNN::from_config);
     registry.add("gru", GRU::from_config);
     registry.add("lstm", LSTM::from_config);

@@ -1,0 +1,29 @@
+// Tiled ("flash") attention: softmax(Q·Kᵀ/τ + M)·V computed tile by tile with an online softmax,
+// forward and backward, never holding the T×S score matrix (FlashAttention-2, Dao 2023). It saves
+// only the output and one logsumexp per query row, so its extra memory grows linearly in T.
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "autograd/tensor.h"
+
+namespace tf {
+
+struct TiledAttentionOptions {
+    bool causal = false;              // query i sees keys j ≤ i (top-left aligned when S ≠ T)
+    Tensor key_padding_mask{};        // (B, S), nonzero = padding (never attended); undefined = none
+    std::optional<double> temperature{};  // τ in softmax(Q·Kᵀ/τ); √D when unset
+    int64_t query_tile = 128;         // rows of Q per tile (128 × 128: the fastest of 64/128/256 here)
+    int64_t key_tile = 128;           // rows of K and V per tile
+};
+
+// O = softmax(Q·Kᵀ/τ + M)·V       Q: (B, H, T, D)   K, V: (B, H, S, D)   O: (B, H, T, D)
+// M is −∞ at masked (query, key) pairs. A query row with every key masked outputs 0 with 0
+// gradient. One fused op on the tape ("tiled_attention"), f32 or f64.
+Tensor tiled_attention(const Tensor& Q, const Tensor& K, const Tensor& V, const TiledAttentionOptions& options = {});
+
+// The same attention composed from plain ops (matmul, masked_fill, softmax): materialises the
+// (B, H, T, S) weights. The readable reference tiled_attention is tested and benchmarked against.
+Tensor composed_attention(const Tensor& Q, const Tensor& K, const Tensor& V, const TiledAttentionOptions& options = {});
+
+}  // namespace tf

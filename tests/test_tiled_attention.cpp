@@ -1,0 +1,179 @@
+// Tiled (flash) attention: a hand-computed case, equality with the composed softmax(QKᵀ/τ + M)·V
+// path on odd shapes and tiles, gradcheck with causal and padding masks, fully masked rows, and
+// the point of it all: memory that grows linearly in T.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "autograd/error.h"
+#include "autograd/gradcheck.h"
+#include "autograd/kernels/mode.h"
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+#include "helpers.h"
+#include "layers/attention/tiled_attention.h"
+#include "layers/attention/vector_exp.h"
+
+using namespace tf;
+
+namespace {
+
+using AttentionFn = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const TiledAttentionOptions&);
+
+struct Outcome {
+    Tensor output;
+    std::vector<Tensor> grads;   // dQ, dK, dV
+};
+
+// Runs attention on fresh leaves, backward with a fixed random seed gradient.
+Outcome run(AttentionFn attention, const std::vector<Tensor>& qkv, const TiledAttentionOptions& options) {
+    std::vector<Tensor> leaves;
+    for (const Tensor& x : qkv) leaves.push_back(x.clone().set_requires_grad());
+    Tape::current().clear();
+    Outcome outcome{attention(leaves[0], leaves[1], leaves[2], options), {}};
+    Rng rng(5);
+    Tape::current().backward(outcome.output, Tensor::uniform(outcome.output.shape(), -1, 1, rng, qkv[0].dtype()));
+    for (const Tensor& leaf : leaves) outcome.grads.push_back(leaf.grad());
+    return outcome;
+}
+
+std::vector<Tensor> random_qkv(int64_t B, int64_t H, int64_t T, int64_t S, int64_t D, DType dtype, uint64_t seed = 1) {
+    Rng rng(seed);
+    return {Tensor::uniform({B, H, T, D}, -1.5, 1.5, rng, dtype), Tensor::uniform({B, H, S, D}, -1.5, 1.5, rng, dtype),
+            Tensor::uniform({B, H, S, D}, -1, 1, rng, dtype)};
+}
+
+// (B, S) mask padding the last `pad[b]` keys of batch item b.
+Tensor padding_mask(int64_t S, const std::vector<int64_t>& pad) {
+    const int64_t B = static_cast<int64_t>(pad.size());
+    Tensor mask = Tensor::zeros({B, S});
+    for (int64_t b = 0; b < B; ++b)
+        for (int64_t s = S - pad[b]; s < S; ++s) mask.set({b, s}, 1);
+    return mask;
+}
+
+void require_tiled_equals_composed(const std::vector<Tensor>& qkv, const TiledAttentionOptions& options) {
+    const Outcome tiled = run(tiled_attention, qkv, options);
+    const Outcome composed = run(composed_attention, qkv, options);
+    CHECK(test::max_relative_difference(tiled.output, composed.output) < 1e-5);
+    for (int i = 0; i < 3; ++i) {
+        INFO("gradient of " << "QKV"[i]);
+        CHECK(test::max_relative_difference(tiled.grads[i], composed.grads[i]) < 1e-5);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("tiled attention: one query, two keys, by hand, with one-key tiles", "[unit]") {
+    // scores = [q·k₀, q·k₁] / τ = [1, 0] (τ = 1);  weights = [e, 1] / (e + 1);  O = Σ_j w_j v_j
+    const Tensor Q = test::f64({1, 0}, {1, 1, 1, 2});
+    const Tensor K = test::f64({1, 0, 0, 1}, {1, 1, 2, 2});
+    const Tensor V = test::f64({1, 2, 3, 4}, {1, 1, 2, 2});
+    const double w0 = std::exp(1.0) / (std::exp(1.0) + 1), w1 = 1 / (std::exp(1.0) + 1);
+    const Tensor O = tiled_attention(Q, K, V, {.temperature = 1.0, .query_tile = 1, .key_tile = 1});
+    test::require_values(O, {w0 * 1 + w1 * 3, w0 * 2 + w1 * 4});
+}
+
+TEST_CASE("tiled attention: causal, the first query sees only the first key", "[unit]") {
+    const Tensor Q = test::f64({1, 2, 3, 4}, {1, 1, 2, 2});
+    const Tensor K = test::f64({5, 6, 7, 8}, {1, 1, 2, 2});
+    const Tensor V = test::f64({1, 10, 100, 1000}, {1, 1, 2, 2});
+    const Tensor O = tiled_attention(Q, K, V, {.causal = true, .query_tile = 1, .key_tile = 2});
+    CHECK(O.at({0, 0, 0, 0}) == 1.0);
+    CHECK(O.at({0, 0, 0, 1}) == 10.0);
+    CHECK(O.at({0, 0, 1, 0}) > 99.0);   // the second query weighs key 1 (score (3·7+4·8)/√2) far above key 0
+}
+
+TEST_CASE("tiled attention: a fully masked query row gives 0 and 0 gradient, never NaN", "[unit]") {
+    const std::vector<Tensor> qkv = random_qkv(2, 2, 5, 4, 3, DType::f32);
+    const TiledAttentionOptions options{.key_padding_mask = padding_mask(4, {0, 4}), .query_tile = 2, .key_tile = 3};
+    const Outcome tiled = run(tiled_attention, qkv, options);
+    for (double value : slice(tiled.output, 0, 1, 2).to_vector()) CHECK(value == 0.0);
+    for (double value : slice(tiled.grads[0], 0, 1, 2).to_vector()) CHECK(value == 0.0);
+    for (const Tensor& grad : tiled.grads)
+        for (double value : grad.to_vector()) CHECK(std::isfinite(value));
+}
+
+TEST_CASE("tiled attention: the reference GEMM loops give the fast path's values and gradients", "[unit]") {
+    const std::vector<Tensor> qkv = random_qkv(1, 3, 19, 23, 8, DType::f32, 3);
+    const TiledAttentionOptions options{.causal = true, .query_tile = 5, .key_tile = 7};
+    const Outcome fast = run(tiled_attention, qkv, options);
+    Outcome reference;
+    {
+        kernels::ReferenceKernels use_reference_loops;
+        reference = run(tiled_attention, qkv, options);
+    }
+    CHECK(test::max_relative_difference(fast.output, reference.output) < 1e-5);
+    for (int i = 0; i < 3; ++i) CHECK(test::max_relative_difference(fast.grads[i], reference.grads[i]) < 1e-5);
+}
+
+TEST_CASE("tiled attention: shape, mask and tile errors name the op and the shapes", "[unit]") {
+    const std::vector<Tensor> qkv = random_qkv(2, 2, 5, 4, 3, DType::f32);
+    CHECK_THROWS_AS(tiled_attention(qkv[0], qkv[1], qkv[0]), ShapeError);
+    CHECK_THROWS_WITH(tiled_attention(qkv[0], qkv[1], qkv[2], {.key_padding_mask = Tensor::zeros({2, 5})}),
+                      Catch::Contains("tiled_attention") && Catch::Contains("(B, S)"));
+    CHECK_THROWS_AS(tiled_attention(qkv[0], qkv[1], qkv[2], {.query_tile = 0}), ValueError);
+}
+
+TEST_CASE("tiled attention equals the composed path in f32: values and Q/K/V gradients", "[property]") {
+    const auto [T, S, query_tile, key_tile] = GENERATE(std::make_tuple(37, 29, 7, 5), std::make_tuple(29, 37, 64, 64),
+                                                       std::make_tuple(33, 33, 1, 3), std::make_tuple(70, 45, 16, 32));
+    const bool causal = GENERATE(false, true);
+    const bool padded = GENERATE(false, true);
+    INFO("T=" << T << " S=" << S << " tiles " << query_tile << "x" << key_tile << " causal=" << causal << " padded=" << padded);
+    TiledAttentionOptions options{.causal = causal, .query_tile = query_tile, .key_tile = key_tile};
+    if (padded) options.key_padding_mask = padding_mask(S, {3, S - 1});
+    require_tiled_equals_composed(random_qkv(2, 3, T, S, 12, DType::f32, T + S), options);
+}
+
+TEST_CASE("tiled attention gradcheck in f64: causal and padding masks, tiles that do not divide T or S", "[gradcheck]") {
+    const bool causal = GENERATE(false, true);
+    const auto [T, S] = GENERATE(std::make_pair(7, 9), std::make_pair(8, 5));
+    INFO("T=" << T << " S=" << S << " causal=" << causal);
+    const std::vector<Tensor> qkv = random_qkv(2, 2, T, S, 4, DType::f64, 7);
+    const TiledAttentionOptions options{.causal = causal, .key_padding_mask = padding_mask(S, {2, 0}),
+                                        .temperature = 1.5, .query_tile = 3, .key_tile = 4};
+    const auto result = gradcheck([&](const auto& in) { return tiled_attention(in[0], in[1], in[2], options); }, qkv);
+    INFO(result.message);
+    CHECK(result.ok);
+}
+
+namespace {
+// Tensor bytes allocated at the peak of one forward + backward, above what was live before it.
+int64_t peak_bytes_of(AttentionFn attention, int64_t T) {
+    std::vector<Tensor> qkv = random_qkv(1, 2, T, T, 16, DType::f32);
+    for (Tensor& x : qkv) x.set_requires_grad();
+    const Tensor seed = Tensor::ones({1, 2, T, 16});
+    Tape::current().clear();
+    const int64_t live_before = memory::live_bytes();
+    memory::reset_peak();
+    {
+        const Tensor O = attention(qkv[0], qkv[1], qkv[2], {.causal = true});
+        Tape::current().backward(O, seed);
+    }
+    return memory::peak_bytes() - live_before;
+}
+}  // namespace
+
+TEST_CASE("tiled attention memory grows linearly in T, the composed path's quadratically", "[property]") {
+    const double tiled_ratio = double(peak_bytes_of(tiled_attention, 512)) / double(peak_bytes_of(tiled_attention, 128));
+    const double composed_ratio =
+        double(peak_bytes_of(composed_attention, 512)) / double(peak_bytes_of(composed_attention, 128));
+    INFO("tiled ratio " << tiled_ratio << ", composed ratio " << composed_ratio);
+    CHECK(tiled_ratio < 6);
+    CHECK(tiled_ratio > 3);
+    CHECK(composed_ratio > 10);
+}
+
+TEST_CASE("vector_exp: within 2 float ulps of std::exp, and exactly 0 for −∞", "[unit]") {
+    double worst = 0;
+    for (float x = -87.0f; x <= 88.0f; x += 0.0137f) {
+        const double exact = std::exp(double(x));
+        worst = std::max(worst, std::abs(double(vector_exp(x)) - exact) / exact);
+    }
+    CHECK(worst < 2.5e-7);
+    CHECK(vector_exp(-std::numeric_limits<float>::infinity()) == 0.0f);
+    CHECK(vector_exp(-100.0f) == 0.0f);
+    CHECK(vector_exp(0.0f) == 1.0f);
+}
