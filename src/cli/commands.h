@@ -1,10 +1,14 @@
 // The CLI's subcommands. Each add_*_command registers one subcommand on the app; when it runs it
-// stores its exit code in `exit_code` (0 success, 2 bad input, 1 other failure).
+// stores its exit code in `exit_code` (0 success, 2 bad config or input file, 1 other failure).
 #pragma once
 #include <CLI/CLI.hpp>
 
 namespace tf::cli {
 
 void add_gradcheck_command(CLI::App& app, int& exit_code);
+void add_train_command(CLI::App& app, int& exit_code);
+void add_eval_command(CLI::App& app, int& exit_code);
+void add_decode_commands(CLI::App& app, int& exit_code);  // reconstruct, generate
+void add_config_command(CLI::App& app, int& exit_code);
 
 }  // namespace tf::cli

@@ -5,6 +5,9 @@
 #include "autograd/error.h"
 #include "autograd/kernels/mode.h"
 #include "cli/commands.h"
+#include "config/json_reader.h"
+#include "train/safetensors.h"
+#include "train/tokenizer.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"tapeformer: train and take apart attention models and their RNN baselines."};
@@ -14,6 +17,10 @@ int main(int argc, char** argv) {
         ->check(CLI::NonNegativeNumber);
     app.require_subcommand(1);
     int exit_code = 0;
+    tf::cli::add_train_command(app, exit_code);
+    tf::cli::add_eval_command(app, exit_code);
+    tf::cli::add_decode_commands(app, exit_code);
+    tf::cli::add_config_command(app, exit_code);
     tf::cli::add_gradcheck_command(app, exit_code);
     app.parse_complete_callback([&] {
         if (threads > 0) tf::kernels::set_num_threads(threads);
@@ -24,6 +31,15 @@ int main(int argc, char** argv) {
         return app.exit(done);
     } catch (const CLI::ParseError& error) {
         app.exit(error);
+        return 2;
+    } catch (const tf::ConfigError& error) {  // bad config, bad data file, bad checkpoint: exit 2
+        std::cerr << "error: " << error.what() << "\n";
+        return 2;
+    } catch (const tf::DataError& error) {
+        std::cerr << "error: " << error.what() << "\n";
+        return 2;
+    } catch (const tf::CheckpointError& error) {
+        std::cerr << "error: " << error.what() << "\n";
         return 2;
     } catch (const tf::ValueError& error) {
         std::cerr << "error: " << error.what() << "\n";

@@ -1,0 +1,45 @@
+// `tapeformer eval --run DIR [--split test|valid]`: one JSON object with the metrics.
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "train/evaluate.h"
+#include "train/run_loader.h"
+
+namespace tf::cli {
+
+namespace {
+int run_eval(const std::string& run_dir, const std::string& split, const std::string& which) {
+    train::LoadedRun run = train::load_run(run_dir, which);
+    const auto& examples = split == "test" ? run.dataset.test : split == "valid" ? run.dataset.valid : run.dataset.train;
+    const auto batches = train::evaluation_batches(examples, run.config.data.batch_size, run.dataset.is_lm());
+    const train::EvalMetrics metrics = train::evaluate(*run.model, batches);
+    const nlohmann::json result = {{"run", run_dir},
+                                   {"checkpoint", run.checkpoint},
+                                   {"step", run.step},
+                                   {"split", split},
+                                   {"loss", metrics.loss},
+                                   {"perplexity", metrics.perplexity},
+                                   {"token_accuracy", metrics.token_accuracy},
+                                   {"sequence_accuracy", metrics.sequence_accuracy},
+                                   {"tokens", metrics.tokens},
+                                   {"sequences", metrics.sequences}};
+    std::cout << result.dump() << "\n";
+    return 0;
+}
+}  // namespace
+
+void add_eval_command(CLI::App& app, int& exit_code) {
+    auto run_dir = std::make_shared<std::string>();
+    auto split = std::make_shared<std::string>("test");
+    auto which = std::make_shared<std::string>("best");
+    auto* command = app.add_subcommand("eval", "Evaluate a run's model on a split; prints one JSON object.");
+    command->add_option("--run", *run_dir, "the run directory")->required();
+    command->add_option("--split", *split, "test, valid or train")->check(CLI::IsMember({"test", "valid", "train"}));
+    command->add_option("--weights", *which, "best or latest")->check(CLI::IsMember({"best", "latest"}));
+    command->footer("Examples:\n  tapeformer eval --run runs/copy_transformer\n  tapeformer eval --run runs/poetry_gru --split valid");
+    command->callback([=, &exit_code] { exit_code = run_eval(*run_dir, *split, *which); });
+}
+
+}  // namespace tf::cli

@@ -1,0 +1,65 @@
+// `tapeformer train CONFIG [--set k=v]... [--run-dir DIR] [--resume DIR] [--init FILE]`.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "config/json_file.h"
+#include "train/run_dir.h"
+#include "train/trainer.h"
+
+namespace tf::cli {
+
+namespace {
+
+struct TrainArguments {
+    std::string config_path, run_dir, resume, init;
+    std::vector<std::string> overrides;
+    bool check_numerics = false, quiet = false;
+};
+
+int run_train(const TrainArguments& args) {
+    if (args.config_path.empty() == args.resume.empty())
+        throw ConfigError("train: give a CONFIG file to start a run, or --resume DIR to continue one (not both)");
+    train::TrainOptions options;
+    options.check_numerics = args.check_numerics;
+    options.quiet = args.quiet;
+    options.init_weights = args.init;
+    train::RunConfig config;
+    if (!args.resume.empty()) {
+        // The run's own resolved config, with any --set (say, a longer train.max_steps) applied.
+        config::Json saved = config::load_json_file(train::RunDirectory(args.resume).config());
+        for (const auto& assignment : args.overrides) config::apply_override(saved, assignment);
+        config = train::read_run_config(saved, saved.value("name", "run"));
+        options.run_dir = args.resume;
+        options.resume = true;
+    } else {
+        config = train::load_run_config(args.config_path, args.overrides);
+        options.run_dir = args.run_dir;
+    }
+    const train::TrainResult result = train::train(config, options);
+    std::cout << "run: " << result.run_dir << "  steps: " << result.steps
+              << (result.interrupted ? "  (stopped by a signal; continue with --resume " + result.run_dir + ")" : "") << "\n";
+    if (result.valid.tokens > 0)
+        std::cout << "valid: loss " << result.valid.loss << "  perplexity " << result.valid.perplexity << "  token accuracy "
+                  << result.valid.token_accuracy << "  sequence accuracy " << result.valid.sequence_accuracy << "\n";
+    return 0;
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, int& exit_code) {
+    auto args = std::make_shared<TrainArguments>();
+    auto* command = app.add_subcommand("train", "Train a model from a JSON config (or continue a run with --resume).");
+    command->add_option("config", args->config_path, "the run config (configs/*.json)");
+    command->add_option("--set", args->overrides, "override a config value: --set model.heads=8 (repeatable)");
+    command->add_option("--run-dir", args->run_dir, "where the run goes (default: runs/<config name>)");
+    command->add_option("--resume", args->resume, "continue the run in DIR from its latest checkpoint");
+    command->add_option("--init", args->init, "start from these weights (.safetensors)");
+    command->add_flag("--check-numerics", args->check_numerics, "check every op for NaN/inf, naming the op and layer");
+    command->add_flag("--quiet", args->quiet, "no progress output");
+    command->footer("Examples:\n  tapeformer train configs/copy_transformer.json\n"
+                    "  tapeformer train configs/poetry_gru.json --set train.max_steps=200 --run-dir runs/try\n"
+                    "  tapeformer train --resume runs/poetry_gru --set train.max_steps=4000");
+    command->callback([args, &exit_code] { exit_code = run_train(*args); });
+}
+
+}  // namespace tf::cli
