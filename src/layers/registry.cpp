@@ -2,6 +2,8 @@
 #include "layers/registry.h"
 
 #include "autograd/error.h"
+#include "layers/attention/multi_head_attention.h"
+#include "layers/transformer_block.h"
 
 namespace tf {
 
@@ -26,7 +28,9 @@ std::shared_ptr<SequenceLayer> LayerRegistry::create(const config::Json& block, 
 }
 
 void register_builtin_layers(LayerRegistry& registry) {
-    (void)registry;
+    registry.add("multi_head_attention", MultiHeadAttention::from_config);
+    registry.add("transformer_encoder_block", TransformerEncoderBlock::from_config);
+    registry.add("transformer_decoder_block", TransformerDecoderBlock::from_config);
 }
 
 const LayerRegistry& builtin_layers() {
