@@ -15,7 +15,7 @@
 namespace tf {
 
 struct TransformerBlockOptions {
-    MultiHeadAttentionOptions attention;  // d_model, heads, …; its dropout is the one on attention weights
+    MultiHeadAttentionOptions attention{};  // d_model, heads, …; its dropout is the one on attention weights
     int64_t ffn_hidden = 0;               // the FFN's inner width; 0 means 4·d_model
     std::string activation = "relu";      // "relu" or "gelu"
     double dropout = 0.0;                 // on each sublayer's output and inside the FFN

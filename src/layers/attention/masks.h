@@ -36,8 +36,8 @@ Tensor mask_or(const Tensor& a, const Tensor& b);
 // What SDPA hides, in parts that are cheap to state; combined into one tensor by combined_mask.
 struct AttentionMask {
     bool causal = false;  // causal_mask(T, S)
-    Tensor key_padding;   // (B, S), 1 = padded key; or undefined
-    Tensor pattern;       // any 0/1 tensor broadcastable to the scores (…, T, S); or undefined
+    Tensor key_padding{};  // (B, S), 1 = padded key; or undefined
+    Tensor pattern{};      // any 0/1 tensor broadcastable to the scores (…, T, S); or undefined
 };
 
 // The single mask for scores of shape (B, …, T, S) (rank ≥ 2): causal ∨ key padding ∨ pattern,

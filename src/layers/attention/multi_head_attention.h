@@ -27,8 +27,8 @@ struct MultiHeadAttentionOptions {
     int64_t window = 0;
     int64_t stride = 0;
     int64_t global_tokens = 0;
-    std::optional<double> temperature;  // τ; default √d_k
-    double dropout = 0.0;               // on the attention weights, while training
+    std::optional<double> temperature{};  // τ; default √d_k
+    double dropout = 0.0;                 // on the attention weights, while training
 };
 
 class MultiHeadAttention : public SequenceLayer {
