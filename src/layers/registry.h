@@ -18,8 +18,8 @@ namespace tf {
 struct LayerBuildContext {
     int64_t width = 0;                   // the model width C the layer reads and writes
     Rng* init_rng = nullptr;             // for initial weights
-    std::shared_ptr<Rng> dropout_rng;    // shared by every dropout in the model
-    InitScheme init;                     // the model's default initialisation
+    std::shared_ptr<Rng> dropout_rng{};  // shared by every dropout in the model
+    InitScheme init{};                   // the model's default initialisation
     DType dtype = DType::f32;
 };
 

@@ -9,15 +9,17 @@
 
 namespace tf {
 
+// Members carry {} initialisers so designated initialisers ({.causal = true}) compile without
+// -Wmissing-field-initializers warnings.
 struct SequenceContext {
     // (B, T) with 1 where x holds padding (keys there get no attention), or undefined: no padding.
-    Tensor padding_mask;
+    Tensor padding_mask{};
     // Valid length of each batch item (RNNs stop there); empty means every item is full length.
-    std::vector<int64_t> lengths;
+    std::vector<int64_t> lengths{};
     bool causal = false;  // position t may only see positions ≤ t
     // Encoder output (B, S, C) for cross-attention, and its padding mask (B, S); undefined otherwise.
-    Tensor memory;
-    Tensor memory_padding_mask;
+    Tensor memory{};
+    Tensor memory_padding_mask{};
 };
 
 class SequenceLayer : public Module {

@@ -1,0 +1,108 @@
+// Transformer blocks: sublayers joined by one residual rule, pre-LN or post-LN.
+#include "layers/transformer_block.h"
+
+#include <limits>
+
+#include "autograd/error.h"
+#include "autograd/ops.h"
+
+namespace tf {
+
+namespace {
+
+// pre-LN:  x + dropout(f(LN(x)))        post-LN:  LN(x + dropout(f(x)))
+template <class Sublayer>
+Tensor residual(bool norm_first, const Tensor& x, const LayerNorm& norm, const Dropout& dropout, Sublayer f) {
+    if (norm_first) return x + dropout(f(norm(x)));
+    return norm(x + dropout(f(x)));
+}
+
+int64_t ffn_hidden_of(const TransformerBlockOptions& options) {
+    return options.ffn_hidden > 0 ? options.ffn_hidden : 4 * options.attention.d_model;
+}
+
+// Cross-attention: the self-attention's heads and projections, every memory position visible.
+MultiHeadAttentionOptions cross_attention_options(MultiHeadAttentionOptions options) {
+    options.pattern = "full";
+    options.window = options.stride = options.global_tokens = 0;
+    return options;
+}
+
+TransformerBlockOptions block_options_from_config(config::JsonReader& config, const LayerBuildContext& build) {
+    if (!build.init_rng) throw ValueError("transformer block from_config: the build context has no init_rng");
+    TransformerBlockOptions o;
+    o.dropout = config.number("dropout", 0.0, 0.0, 0.999);
+    o.attention = MultiHeadAttention::options_from_config(config, build, "attention_dropout", o.dropout);
+    o.ffn_hidden = config.integer("ffn_hidden", 4 * o.attention.d_model, 1, std::numeric_limits<int64_t>::max());
+    o.activation = config.choice("activation", "relu", {"relu", "gelu"});
+    o.norm_first = config.boolean("norm_first", false);
+    o.norm_eps = config.number("norm_eps", 1e-5, std::numeric_limits<double>::min(), 1.0);
+    return o;
+}
+
+}  // namespace
+
+TransformerEncoderBlock::TransformerEncoderBlock(const TransformerBlockOptions& options, std::shared_ptr<Rng> dropout_rng,
+                                                 const InitScheme& init, Rng& rng, DType dtype)
+    : norm_first_(options.norm_first) {
+    const int64_t C = options.attention.d_model;
+    self_attn_ = register_module("self_attn", std::make_shared<MultiHeadAttention>(options.attention, dropout_rng, init, rng, dtype));
+    ffn_ = register_module("ffn", std::make_shared<FeedForward>(C, ffn_hidden_of(options), options.activation,
+                                                                options.dropout, dropout_rng, init, rng, dtype));
+    norm1_ = register_module("norm1", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
+    norm2_ = register_module("norm2", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
+    dropout_ = register_module("dropout", std::make_shared<Dropout>(options.dropout, dropout_rng));
+}
+
+Tensor TransformerEncoderBlock::forward(const Tensor& x, const SequenceContext& context) {
+    SequenceContext self_context = context;
+    self_context.memory = Tensor();  // an encoder block attends to its own input only
+    const Tensor h = residual(norm_first_, x, *norm1_, *dropout_,
+                              [&](const Tensor& y) { return (*self_attn_)(y, self_context); });  // (B, T, C)
+    return residual(norm_first_, h, *norm2_, *dropout_, [&](const Tensor& y) { return (*ffn_)(y); });
+}
+
+std::shared_ptr<SequenceLayer> TransformerEncoderBlock::from_config(config::JsonReader& config,
+                                                                     const LayerBuildContext& build) {
+    const TransformerBlockOptions options = block_options_from_config(config, build);
+    return std::make_shared<TransformerEncoderBlock>(options, build.dropout_rng, build.init, *build.init_rng, build.dtype);
+}
+
+TransformerDecoderBlock::TransformerDecoderBlock(const TransformerBlockOptions& options, std::shared_ptr<Rng> dropout_rng,
+                                                 const InitScheme& init, Rng& rng, DType dtype)
+    : norm_first_(options.norm_first) {
+    const int64_t C = options.attention.d_model;
+    self_attn_ = register_module("self_attn", std::make_shared<MultiHeadAttention>(options.attention, dropout_rng, init, rng, dtype));
+    cross_attn_ = register_module("cross_attn", std::make_shared<MultiHeadAttention>(
+                                                    cross_attention_options(options.attention), dropout_rng, init, rng, dtype));
+    ffn_ = register_module("ffn", std::make_shared<FeedForward>(C, ffn_hidden_of(options), options.activation,
+                                                                options.dropout, dropout_rng, init, rng, dtype));
+    norm1_ = register_module("norm1", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
+    norm2_ = register_module("norm2", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
+    norm3_ = register_module("norm3", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
+    dropout_ = register_module("dropout", std::make_shared<Dropout>(options.dropout, dropout_rng));
+}
+
+Tensor TransformerDecoderBlock::forward(const Tensor& x, const SequenceContext& context) {
+    if (!context.memory.defined())
+        throw ValueError("TransformerDecoderBlock: needs context.memory, the encoder output (B, S, C)");
+    SequenceContext self_context = context;  // causal self-attention over the target
+    self_context.memory = Tensor();
+    self_context.causal = true;
+    SequenceContext cross_context;  // queries from the target, keys and values from the memory
+    cross_context.memory = context.memory;
+    cross_context.memory_padding_mask = context.memory_padding_mask;
+    const Tensor h1 = residual(norm_first_, x, *norm1_, *dropout_,
+                               [&](const Tensor& y) { return (*self_attn_)(y, self_context); });   // (B, T, C)
+    const Tensor h2 = residual(norm_first_, h1, *norm2_, *dropout_,
+                               [&](const Tensor& y) { return (*cross_attn_)(y, cross_context); });  // (B, T, C)
+    return residual(norm_first_, h2, *norm3_, *dropout_, [&](const Tensor& y) { return (*ffn_)(y); });
+}
+
+std::shared_ptr<SequenceLayer> TransformerDecoderBlock::from_config(config::JsonReader& config,
+                                                                     const LayerBuildContext& build) {
+    const TransformerBlockOptions options = block_options_from_config(config, build);
+    return std::make_shared<TransformerDecoderBlock>(options, build.dropout_rng, build.init, *build.init_rng, build.dtype);
+}
+
+}  // namespace tf

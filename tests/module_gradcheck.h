@@ -1,0 +1,66 @@
+// gradcheck for a whole module: its inputs AND every parameter, against central differences in f64.
+// gradcheck() perturbs its own copies of the inputs, so each copy of a parameter is tied to the
+// module's real parameter by an identity op recorded on the tape ("bind_parameter"): the forward
+// copies the values in, the backward hands the parameter's gradient back to the copy.
+//   const auto result = test::gradcheck_module(mha, [&](const std::vector<Tensor>& in) {
+//       return mha(in[0], {}); }, {x});
+#pragma once
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "autograd/gradcheck.h"
+#include "autograd/tape.h"
+#include "layers/module.h"
+
+namespace tf::test {
+
+struct ModuleGradcheckResult {
+    GradcheckResult result;
+    std::string worst;  // "input 0" or the worst parameter's dotted name
+};
+
+// fn receives the (copied) inputs; it must run `module` and be deterministic (no dropout in training).
+// Checks every input and every parameter; the module must hold f64 parameters.
+inline ModuleGradcheckResult gradcheck_module(Module& module, const DifferentiableFn& fn,
+                                              const std::vector<Tensor>& inputs, const GradcheckOptions& options = {}) {
+    const auto parameters = module.named_parameters();
+    const std::size_t input_count = inputs.size();
+    std::vector<Tensor> all = inputs;
+    for (const auto& [name, parameter] : parameters) all.push_back(parameter.detach().clone());
+    for (Tensor& tensor : all) tensor.set_requires_grad();
+
+    const DifferentiableFn bound = [&](const std::vector<Tensor>& leaves) {
+        for (std::size_t p = 0; p < parameters.size(); ++p) {
+            Tensor parameter = parameters[p].second;
+            const Tensor& copy = leaves[input_count + p];
+            std::memcpy(parameter.raw_data(), copy.raw_data(), copy.bytes());
+            parameter.zero_grad();
+            record("bind_parameter", {copy}, parameter, [](const Tensor& d) -> Grads { return {d}; });
+        }
+        return fn(std::vector<Tensor>(leaves.begin(), leaves.begin() + static_cast<std::ptrdiff_t>(input_count)));
+    };
+    ModuleGradcheckResult out{gradcheck(bound, all, options), ""};
+
+    // record() made each parameter a non-leaf; give the module its leaves back, values restored.
+    for (std::size_t p = 0; p < parameters.size(); ++p) {
+        Tensor parameter = parameters[p].second;
+        std::memcpy(parameter.raw_data(), all[input_count + p].raw_data(), parameter.bytes());
+        parameter.autograd_meta()->is_leaf = true;
+        parameter.zero_grad();
+    }
+    out.worst = out.result.input < input_count ? "input " + std::to_string(out.result.input)
+                                               : parameters[out.result.input - input_count].first;
+    return out;
+}
+
+// The usual assertion: every element compared and within tolerance, naming the worst tensor.
+inline void require_module_gradcheck(Module& module, const DifferentiableFn& fn, const std::vector<Tensor>& inputs) {
+    const ModuleGradcheckResult checked = gradcheck_module(module, fn, inputs);
+    INFO(checked.worst << ": " << checked.result.message);
+    CHECK(checked.result.checked > 0);
+    CHECK(checked.result.ok);
+}
+
+}  // namespace tf::test
