@@ -1,5 +1,8 @@
 // Models by name: the "model" section of a run config picks the architecture and its sizes.
-//   "rnn_seq2seq"  RNN/GRU/LSTM encoder-decoder, optional additive or Luong attention (rnn_seq2seq.h)
+//   "transformer"   encoder-decoder (transformer_models.h)
+//   "lm"            decoder-only language model (transformer_models.h)
+//   "rnn_seq2seq"   RNN/GRU/LSTM encoder-decoder, optional additive or Luong attention (rnn_seq2seq.h)
+// Every key is documented in docs/config.md; the exact math and parameter names in docs/models.md.
 #pragma once
 #include <memory>
 #include <string>
@@ -8,17 +11,20 @@
 #include "models/build_context.h"
 #include "models/model.h"
 #include "models/rnn_seq2seq.h"
+#include "models/transformer_models.h"
 
 namespace tf {
 
 struct ModelConfig {
     std::string type;
+    int64_t max_length = 512;  // positions the model covers (transformers)
     RnnSeq2SeqOptions rnn;
-    bool is_language_model() const { return false; }
+    TransformerOptions transformer;
+    bool is_language_model() const { return type == "lm"; }
 };
 
 // Reads and validates the section (unknown keys are errors naming their path).
 ModelConfig read_model_config(config::JsonReader& section);
-std::shared_ptr<SequenceModel> build_model(const ModelConfig& config, const ModelBuildContext& build);
+std::shared_ptr<SequenceModel> build_model(const ModelConfig& config, ModelBuildContext build);
 
 }  // namespace tf

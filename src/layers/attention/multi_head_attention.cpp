@@ -2,6 +2,7 @@
 // reshape and one permute copy each, and no K/V repetition for grouped queries.
 #include "layers/attention/multi_head_attention.h"
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -89,7 +90,8 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const SequenceContext& conte
     const Tensor K = split_heads((*k_proj_)(source), options_.kv_heads);  // (B, H_kv, S, D)
     const Tensor V = split_heads((*v_proj_)(source), options_.kv_heads);  // (B, H_kv, S, D)
     const AttentionMask mask = mask_for(context, cross, x.size(1), source.size(1));
-    const Tensor A = attention_weights(Q, K, mask, options_.temperature);  // (B, H, T, S)
+    const double tau = options_.temperature.value_or(std::sqrt(static_cast<double>(head_width_))) * temperature_scale_;
+    const Tensor A = attention_weights(Q, K, mask, tau);  // (B, H, T, S)
     if (keep_weights_) last_weights_ = A.detach();
     const Tensor heads = attend((*dropout_)(A), V);                       // (B, H, T, D)
     return (*o_proj_)(merge_heads(heads));                                 // (B, T, C)

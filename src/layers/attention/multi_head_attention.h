@@ -55,6 +55,8 @@ public:
     const Tensor& last_weights() const { return last_weights_; }  // undefined until kept
 
     const MultiHeadAttentionOptions& options() const { return options_; }
+    // τ is multiplied by `scale` (the temperature curriculum, seed 003 §13.3); 1 = as configured.
+    void set_temperature_scale(double scale) { temperature_scale_ = scale; }
 
 private:
     Tensor split_heads(const Tensor& x, int64_t heads) const;
@@ -67,6 +69,7 @@ private:
     std::shared_ptr<Dropout> dropout_;
     bool keep_weights_ = false;
     Tensor last_weights_;
+    double temperature_scale_ = 1.0;
 };
 
 }  // namespace tf

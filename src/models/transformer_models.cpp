@@ -1,0 +1,191 @@
+// The transformer encoder-decoder and the decoder-only language model.
+#include "models/transformer_models.h"
+
+#include <cmath>
+
+#include "autograd/ops.h"
+
+namespace tf {
+
+TransformerBlockOptions TransformerOptions::block() const {
+    TransformerBlockOptions options;
+    options.attention.d_model = d_model;
+    options.attention.heads = heads;
+    options.attention.kv_heads = kv_heads;
+    options.attention.dropout = attention_dropout;
+    options.ffn_hidden = ffn_hidden;
+    options.activation = activation;
+    options.dropout = dropout;
+    options.norm_first = norm_first;
+    return options;
+}
+
+TransformerOptions read_transformer_options(config::JsonReader& section, bool language_model) {
+    TransformerOptions o;
+    if (language_model) o.norm_first = true, o.activation = "gelu", o.positions = "learned", o.scale_embeddings = false;
+    o.d_model = section.integer("d_model", o.d_model, 1, 65536);
+    o.heads = section.integer("heads", o.heads, 1, 1024);
+    o.kv_heads = section.integer("kv_heads", o.kv_heads, 0, 1024);
+    if (language_model) {
+        o.layers = section.integer("layers", o.layers, 1, 128);
+    } else {
+        o.encoder_layers = section.integer("encoder_layers", o.encoder_layers, 1, 128);
+        o.decoder_layers = section.integer("decoder_layers", o.decoder_layers, 1, 128);
+    }
+    o.ffn_hidden = section.integer("ffn_hidden", o.ffn_hidden, 0, 1 << 20);
+    o.activation = section.choice("activation", o.activation, {"relu", "gelu"});
+    o.dropout = section.number("dropout", o.dropout, 0.0, 0.99);
+    o.attention_dropout = section.number("attention_dropout", o.attention_dropout, 0.0, 0.99);
+    o.norm_first = section.boolean("norm_first", o.norm_first);
+    o.final_norm = section.boolean("final_norm", o.final_norm);
+    o.positions = section.choice("positions", o.positions, {"sinusoidal", "learned"});
+    o.scale_embeddings = section.boolean("scale_embeddings", o.scale_embeddings);
+    if (o.d_model % o.heads != 0)
+        throw ConfigError(section.path_of("d_model") + ": " + std::to_string(o.d_model) + " is not divisible by heads (" +
+                          std::to_string(o.heads) + ")");
+    if (o.kv_heads != 0 && o.heads % o.kv_heads != 0)
+        throw ConfigError(section.path_of("kv_heads") + ": heads (" + std::to_string(o.heads) + ") is not divisible by " +
+                          std::to_string(o.kv_heads));
+    return o;
+}
+
+EmbeddingWithPositions::EmbeddingWithPositions(const TransformerOptions& options, const ModelBuildContext& build, Rng& rng)
+    : scale_(options.scale_embeddings ? std::sqrt(static_cast<double>(options.d_model)) : 1.0) {
+    tokens_ = register_module("embedding", std::make_shared<Embedding>(build.vocab_size, options.d_model, build.pad_id,
+                                                                        InitScheme{"normal", 1.0}, rng, build.dtype));
+    if (options.positions == "learned")
+        learned_ = register_module("positions", std::make_shared<LearnedPositionalEncoding>(build.max_length, options.d_model,
+                                                                                             InitScheme{"normal", 0.02}, rng, build.dtype));
+    else
+        sinusoidal_ = register_module("positions", std::make_shared<SinusoidalPositionalEncoding>(
+                                                       build.max_length, options.d_model,
+                                                       SinusoidalPositionalEncoding::InputScale::none, build.dtype));
+    dropout_ = register_module("dropout", std::make_shared<Dropout>(options.dropout, build.dropout_rng));
+}
+
+// x = E[ids]·scale + PE[0 : T], then dropout; `probe` sees x before the dropout.
+Tensor EmbeddingWithPositions::forward(const IndexTensor& ids, const std::function<Tensor(Tensor)>& probe) const {
+    Tensor x = (*tokens_)(ids);  // (B, T, C)
+    if (scale_ != 1.0) x = x * scale_;
+    x = learned_ ? (*learned_)(x) : (*sinusoidal_)(x);
+    return (*dropout_)(probe ? probe(x) : x);
+}
+
+// ── encoder-decoder ────────────────────────────────────────────────────
+
+TransformerSeq2Seq::TransformerSeq2Seq(const TransformerOptions& options, const ModelBuildContext& build)
+    : SequenceModel(build.dropout_rng), vocab_size_(build.vocab_size) {
+    Rng rng(build.seed);
+    const InitScheme init{"xavier_uniform", 0.0};
+    src_embedding_ = register_module("src_embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
+    tgt_embedding_ = register_module("tgt_embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
+    encoder_ = register_module("encoder", std::make_shared<TransformerStack>(options.encoder_layers, false, options.block(),
+                                                                             options.final_norm, build.dropout_rng, init, rng, build.dtype));
+    decoder_ = register_module("decoder", std::make_shared<TransformerStack>(options.decoder_layers, true, options.block(),
+                                                                             options.final_norm, build.dropout_rng, init, rng, build.dtype));
+    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, true, init, rng, build.dtype));
+}
+
+Tensor TransformerSeq2Seq::encode(const ModelInput& input) {
+    const Tensor x = src_embedding_->forward(input.src, [this](Tensor t) { return probe(t); });  // (B, S, C)
+    SequenceContext context;
+    context.padding_mask = input.src_padding_mask;
+    return encoder_->forward(x, context);  // memory (B, S, C)
+}
+
+Tensor TransformerSeq2Seq::decode(const IndexTensor& tgt_in, const Tensor& tgt_padding, const Tensor& memory,
+                                  const Tensor& memory_padding) {
+    SequenceContext context;
+    context.causal = true;
+    context.padding_mask = tgt_padding;
+    context.memory = memory;
+    context.memory_padding_mask = memory_padding;
+    return (*output_)(decoder_->forward(tgt_embedding_->forward(tgt_in, nullptr), context));  // (B, T, V)
+}
+
+Tensor TransformerSeq2Seq::forward(const ModelInput& input) {
+    return decode(input.tgt_in, input.tgt_padding_mask, encode(input), input.src_padding_mask);
+}
+
+DecodeState TransformerSeq2Seq::begin_decode(const ModelInput& input) {
+    const Tensor memory = encode(input);
+    const Tensor padding = input.src_padding_mask.defined() ? input.src_padding_mask
+                                                            : Tensor::zeros({memory.size(0), memory.size(1)}, memory.dtype());
+    return {{memory, padding}, input.src_lengths};
+}
+
+// No key/value cache: the decoder runs again over the whole prefix and the last position is read.
+Tensor TransformerSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
+    const Tensor logits = decode(prefix, Tensor(), state.tensors[0], state.tensors[1]);  // (B, t, V)
+    const int64_t t = prefix.shape[1];
+    return reshape(slice(logits, 1, t - 1, t), {prefix.shape[0], vocab_size_});
+}
+
+std::vector<std::pair<std::string, MultiHeadAttention*>> TransformerSeq2Seq::attentions() const {
+    auto found = encoder_->attentions("encoder");
+    for (auto& entry : decoder_->attentions("decoder")) found.push_back(entry);
+    return found;
+}
+
+void TransformerSeq2Seq::keep_attention_maps(bool keep) {
+    for (auto& [name, attention] : attentions()) attention->set_keep_weights(keep);
+}
+
+std::vector<AttentionMap> TransformerSeq2Seq::attention_maps() const {
+    std::vector<AttentionMap> maps;
+    for (auto& [name, attention] : attentions())
+        if (attention->last_weights().defined())
+            maps.push_back({name, name.find("cross_attn") != std::string::npos ? "cross" : "self", attention->last_weights()});
+    return maps;
+}
+
+void TransformerSeq2Seq::set_attention_temperature_scale(double scale) {
+    for (auto& [name, attention] : attentions()) attention->set_temperature_scale(scale);
+}
+
+// ── decoder-only language model ────────────────────────────────────────
+
+DecoderLM::DecoderLM(const TransformerOptions& options, const ModelBuildContext& build)
+    : SequenceModel(build.dropout_rng), vocab_size_(build.vocab_size) {
+    Rng rng(build.seed);
+    const InitScheme init{"xavier_uniform", 0.0};
+    embedding_ = register_module("embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
+    blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, false, options.block(), options.final_norm,
+                                                                           build.dropout_rng, init, rng, build.dtype));
+    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, true, init, rng, build.dtype));
+}
+
+Tensor DecoderLM::logits_for(const IndexTensor& tokens, const Tensor& padding) {
+    SequenceContext context;
+    context.causal = true;
+    context.padding_mask = padding;
+    const Tensor x = embedding_->forward(tokens, [this](Tensor t) { return probe(t); });  // (B, T, C)
+    return (*output_)(blocks_->forward(x, context));                                       // (B, T, V)
+}
+
+Tensor DecoderLM::forward(const ModelInput& input) { return logits_for(input.tgt_in, input.tgt_padding_mask); }
+
+DecodeState DecoderLM::begin_decode(const ModelInput&) { return {}; }
+
+Tensor DecoderLM::decode_step(DecodeState&, const IndexTensor& prefix) {
+    const Tensor logits = logits_for(prefix, Tensor());
+    const int64_t t = prefix.shape[1];
+    return reshape(slice(logits, 1, t - 1, t), {prefix.shape[0], vocab_size_});
+}
+
+void DecoderLM::keep_attention_maps(bool keep) {
+    for (auto& [name, attention] : blocks_->attentions("blocks")) attention->set_keep_weights(keep);
+}
+
+std::vector<AttentionMap> DecoderLM::attention_maps() const {
+    std::vector<AttentionMap> maps;
+    for (auto& [name, attention] : blocks_->attentions("blocks"))
+        if (attention->last_weights().defined()) maps.push_back({name, "self", attention->last_weights()});
+    return maps;
+}
+
+void DecoderLM::set_attention_temperature_scale(double scale) {
+    for (auto& [name, attention] : blocks_->attentions("blocks")) attention->set_temperature_scale(scale);
+}
+
+}  // namespace tf

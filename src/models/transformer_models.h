@@ -1,0 +1,96 @@
+// The attention models:
+//   TransformerSeq2Seq  encoder-decoder (W1; the poetry autoencoder when tgt = src):
+//       x = E_src[src]·(√C if scaled) + PE,  memory = Encoder(x)
+//       y = E_tgt[tgt_in]·(√C if scaled) + PE,  h = Decoder(y, memory) (causal self-attention,
+//       cross-attention over memory),  logits = W_out h + b_out
+//   DecoderLM           decoder-only language model (W4): x = E[tgt_in] + P, h = causal blocks(x),
+//       logits = W_out LN(h) + b_out
+// Exact parameter names and shapes: docs/models.md.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "config/json_reader.h"
+#include "layers/embedding.h"
+#include "layers/positional.h"
+#include "models/build_context.h"
+#include "models/model.h"
+#include "models/transformer_stack.h"
+
+namespace tf {
+
+struct TransformerOptions {
+    int64_t d_model = 128, heads = 4, kv_heads = 0;
+    int64_t encoder_layers = 2, decoder_layers = 2;  // seq2seq
+    int64_t layers = 4;                              // language model
+    int64_t ffn_hidden = 0;                          // 0 = 4·d_model
+    std::string activation = "relu";
+    double dropout = 0.1;
+    double attention_dropout = 0.0;
+    bool norm_first = false;
+    bool final_norm = true;
+    std::string positions = "sinusoidal";  // sinusoidal | learned
+    bool scale_embeddings = true;          // multiply embeddings by √C before adding positions
+    TransformerBlockOptions block() const;
+};
+
+TransformerOptions read_transformer_options(config::JsonReader& section, bool language_model);
+
+// Token embeddings plus positions, then dropout: the input side both models share.
+class EmbeddingWithPositions : public Module {
+public:
+    EmbeddingWithPositions(const TransformerOptions& options, const ModelBuildContext& build, Rng& rng);
+    Tensor forward(const IndexTensor& ids, const std::function<Tensor(Tensor)>& probe) const;
+
+private:
+    std::shared_ptr<Embedding> tokens_;
+    std::shared_ptr<SinusoidalPositionalEncoding> sinusoidal_;
+    std::shared_ptr<LearnedPositionalEncoding> learned_;
+    std::shared_ptr<Dropout> dropout_;
+    double scale_;
+};
+
+class TransformerSeq2Seq : public SequenceModel {
+public:
+    TransformerSeq2Seq(const TransformerOptions& options, const ModelBuildContext& build);
+    Tensor forward(const ModelInput& input) override;
+    DecodeState begin_decode(const ModelInput& input) override;
+    Tensor decode_step(DecodeState& state, const IndexTensor& prefix) override;
+    int64_t vocab_size() const override { return vocab_size_; }
+    void keep_attention_maps(bool keep) override;
+    std::vector<AttentionMap> attention_maps() const override;
+    void set_attention_temperature_scale(double scale) override;
+
+private:
+    Tensor encode(const ModelInput& input);
+    Tensor decode(const IndexTensor& tgt_in, const Tensor& tgt_padding, const Tensor& memory, const Tensor& memory_padding);
+    std::vector<std::pair<std::string, MultiHeadAttention*>> attentions() const;
+
+    int64_t vocab_size_;
+    std::shared_ptr<EmbeddingWithPositions> src_embedding_, tgt_embedding_;
+    std::shared_ptr<TransformerStack> encoder_, decoder_;
+    std::shared_ptr<Linear> output_;
+};
+
+class DecoderLM : public SequenceModel {
+public:
+    DecoderLM(const TransformerOptions& options, const ModelBuildContext& build);
+    Tensor forward(const ModelInput& input) override;
+    DecodeState begin_decode(const ModelInput& input) override;
+    Tensor decode_step(DecodeState& state, const IndexTensor& prefix) override;
+    int64_t vocab_size() const override { return vocab_size_; }
+    bool is_language_model() const override { return true; }
+    void keep_attention_maps(bool keep) override;
+    std::vector<AttentionMap> attention_maps() const override;
+    void set_attention_temperature_scale(double scale) override;
+
+private:
+    Tensor logits_for(const IndexTensor& tokens, const Tensor& padding);
+
+    int64_t vocab_size_;
+    std::shared_ptr<EmbeddingWithPositions> embedding_;
+    std::shared_ptr<TransformerStack> blocks_;
+    std::shared_ptr<Linear> output_;
+};
+
+}  // namespace tf

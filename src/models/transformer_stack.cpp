@@ -1,0 +1,40 @@
+// Transformer stacks.
+#include "models/transformer_stack.h"
+
+namespace tf {
+
+void BlockList::add(std::shared_ptr<SequenceLayer> block) {
+    blocks_.push_back(register_module(std::to_string(blocks_.size()), std::move(block)));
+}
+
+TransformerStack::TransformerStack(int64_t count, bool decoder, const TransformerBlockOptions& options, bool final_norm,
+                                   std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype) {
+    layers_ = register_module("layers", std::make_shared<BlockList>());
+    for (int64_t i = 0; i < count; ++i) {
+        if (decoder) layers_->add(std::make_shared<TransformerDecoderBlock>(options, dropout_rng, init, rng, dtype));
+        else layers_->add(std::make_shared<TransformerEncoderBlock>(options, dropout_rng, init, rng, dtype));
+    }
+    if (final_norm) norm_ = register_module("norm", std::make_shared<LayerNorm>(options.attention.d_model, options.norm_eps, dtype));
+}
+
+Tensor TransformerStack::forward(const Tensor& x, const SequenceContext& context) const {
+    Tensor h = x;
+    for (const auto& block : layers_->blocks()) h = (*block)(h, context);
+    return norm_ ? (*norm_)(h) : h;
+}
+
+std::vector<std::pair<std::string, MultiHeadAttention*>> TransformerStack::attentions(const std::string& prefix) const {
+    std::vector<std::pair<std::string, MultiHeadAttention*>> found;
+    for (std::size_t i = 0; i < layers_->blocks().size(); ++i) {
+        const std::string name = prefix + ".layers." + std::to_string(i);
+        if (auto* encoder = dynamic_cast<TransformerEncoderBlock*>(layers_->blocks()[i].get())) {
+            found.emplace_back(name + ".self_attn", &encoder->self_attn());
+        } else if (auto* decoder = dynamic_cast<TransformerDecoderBlock*>(layers_->blocks()[i].get())) {
+            found.emplace_back(name + ".self_attn", &decoder->self_attn());
+            found.emplace_back(name + ".cross_attn", &decoder->cross_attn());
+        }
+    }
+    return found;
+}
+
+}  // namespace tf

@@ -1,0 +1,36 @@
+// A stack of transformer blocks with an optional final LayerNorm — PyTorch's nn.TransformerEncoder /
+// nn.TransformerDecoder shape, so parameters are named layers.0.…, layers.1.…, norm.…
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "layers/layer_norm.h"
+#include "layers/transformer_block.h"
+
+namespace tf {
+
+// The blocks themselves, registered as "0", "1", … under the stack's "layers".
+class BlockList : public Module {
+public:
+    void add(std::shared_ptr<SequenceLayer> block);
+    const std::vector<std::shared_ptr<SequenceLayer>>& blocks() const { return blocks_; }
+
+private:
+    std::vector<std::shared_ptr<SequenceLayer>> blocks_;
+};
+
+class TransformerStack : public Module {
+public:
+    // `decoder` picks TransformerDecoderBlock (self + cross attention) over TransformerEncoderBlock.
+    TransformerStack(int64_t count, bool decoder, const TransformerBlockOptions& options, bool final_norm,
+                     std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype);
+    Tensor forward(const Tensor& x, const SequenceContext& context) const;  // (B, T, C) → (B, T, C)
+    // Every multi-head attention of the stack with its role: "self" or "cross", and its dotted name.
+    std::vector<std::pair<std::string, MultiHeadAttention*>> attentions(const std::string& prefix) const;
+
+private:
+    std::shared_ptr<BlockList> layers_;
+    std::shared_ptr<LayerNorm> norm_;  // null without a final norm
+};
+
+}  // namespace tf
