@@ -32,6 +32,7 @@ struct AttentionMap {
     std::string name;  // e.g. "decoder.layers.0.cross_attn"
     std::string kind;  // "self", "cross" or "additive"
     Tensor weights;
+    Tensor queries{}, keys{};  // (B, H, T, D) and (B, H_kv, S, D) for dot-product attention; else undefined
 };
 
 class SequenceModel : public Module {

@@ -135,7 +135,8 @@ std::vector<AttentionMap> TransformerSeq2Seq::attention_maps() const {
     std::vector<AttentionMap> maps;
     for (auto& [name, attention] : attentions())
         if (attention->last_weights().defined())
-            maps.push_back({name, name.find("cross_attn") != std::string::npos ? "cross" : "self", attention->last_weights()});
+            maps.push_back({name, name.find("cross_attn") != std::string::npos ? "cross" : "self", attention->last_weights(),
+                            attention->last_queries(), attention->last_keys()});
     return maps;
 }
 
@@ -180,7 +181,8 @@ void DecoderLM::keep_attention_maps(bool keep) {
 std::vector<AttentionMap> DecoderLM::attention_maps() const {
     std::vector<AttentionMap> maps;
     for (auto& [name, attention] : blocks_->attentions("blocks"))
-        if (attention->last_weights().defined()) maps.push_back({name, "self", attention->last_weights()});
+        if (attention->last_weights().defined())
+            maps.push_back({name, "self", attention->last_weights(), attention->last_queries(), attention->last_keys()});
     return maps;
 }
 

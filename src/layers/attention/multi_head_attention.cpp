@@ -92,7 +92,7 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const SequenceContext& conte
     const AttentionMask mask = mask_for(context, cross, x.size(1), source.size(1));
     const double tau = options_.temperature.value_or(std::sqrt(static_cast<double>(head_width_))) * temperature_scale_;
     const Tensor A = attention_weights(Q, K, mask, tau);  // (B, H, T, S)
-    if (keep_weights_) last_weights_ = A.detach();
+    if (keep_weights_) last_weights_ = A.detach(), last_queries_ = Q.detach(), last_keys_ = K.detach();
     const Tensor heads = attend((*dropout_)(A), V);                       // (B, H, T, D)
     return (*o_proj_)(merge_heads(heads));                                 // (B, T, C)
 }

@@ -53,6 +53,10 @@ public:
     // detached from the tape, for analysis; off by default (it holds T·S numbers per head).
     void set_keep_weights(bool keep) { keep_weights_ = keep; }
     const Tensor& last_weights() const { return last_weights_; }  // undefined until kept
+    // With keep on, also the heads' queries (B, H, T, D) and keys (B, H_kv, S, D), for checking the
+    // scale of q·k on a trained model (seed 000 §2.3).
+    const Tensor& last_queries() const { return last_queries_; }
+    const Tensor& last_keys() const { return last_keys_; }
 
     const MultiHeadAttentionOptions& options() const { return options_; }
     // τ is multiplied by `scale` (the temperature curriculum, seed 003 §13.3); 1 = as configured.
@@ -68,7 +72,7 @@ private:
     std::shared_ptr<Linear> q_proj_, k_proj_, v_proj_, o_proj_;
     std::shared_ptr<Dropout> dropout_;
     bool keep_weights_ = false;
-    Tensor last_weights_;
+    Tensor last_weights_, last_queries_, last_keys_;
     double temperature_scale_ = 1.0;
 };
 

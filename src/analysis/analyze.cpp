@@ -1,0 +1,129 @@
+// The per-run analysis report.
+#include "analysis/analyze.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/attention_stats.h"
+#include "analysis/gradient_probe.h"
+#include "analysis/report.h"
+#include "autograd/tape.h"
+#include "train/evaluate.h"
+#include "util/files.h"
+
+namespace tf {
+
+AnalysisExample analysis_example(const train::LoadedRun& run, const std::string& text) {
+    const train::Tokenizer& tokenizer = run.dataset.tokenizer;
+    train::Example example;
+    if (!text.empty()) {
+        example.src = tokenizer.encode(text);
+        example.tgt = example.src;
+    } else {
+        if (run.dataset.test.empty()) throw DataError("analyze: the run's test split is empty; pass --input");
+        example = run.dataset.test.front();
+    }
+    const train::Batch batch = train::make_batch({example}, {0}, run.dataset.is_lm());
+    AnalysisExample result{train::to_model_input(batch), batch.tgt_out, {}, {}};
+    for (int64_t id : batch.src.values) result.source_labels.push_back(tokenizer.token(id));
+    for (int64_t id : batch.tgt_in.values) result.target_labels.push_back(tokenizer.token(id));
+    return result;
+}
+
+namespace {
+
+// Attention heatmaps (one per head) and the head statistics table.
+nlohmann::json report_attention(Report& report, SequenceModel& model, const AnalysisExample& example) {
+    {
+        NoGradGuard no_grad;
+        model.keep_attention_maps(true);
+        model.forward(example.input);
+        model.keep_attention_maps(false);
+    }
+    nlohmann::json maps = nlohmann::json::array();
+    std::vector<std::vector<std::string>> rows;
+    report.heading(2, "Attention maps");
+    for (const AttentionMap& map : model.attention_maps()) {
+        // Encoder self-attention runs over the source; cross and additive attention read the source.
+        const bool encoder = map.name.rfind("encoder", 0) == 0;
+        const auto& columns = encoder || map.kind != "self" ? example.source_labels : example.target_labels;
+        const auto& row_labels = encoder ? example.source_labels : example.target_labels;
+        const std::vector<HeadStats> stats = head_stats(map.weights);
+        nlohmann::json entry = {{"name", map.name}, {"kind", map.kind}, {"heads", nlohmann::json::array()}};
+        for (int64_t h = 0; h < map.weights.size(1); ++h) {
+            svg::Heatmap heatmap{map.name + " head " + std::to_string(h) + " (" + map.kind + ")", "key position",
+                                 "query position", "weight", {}, columns, row_labels};
+            for (int64_t i = 0; i < map.weights.size(2); ++i) {
+                heatmap.values.emplace_back();
+                for (int64_t j = 0; j < map.weights.size(3); ++j) heatmap.values.back().push_back(map.weights.at({0, h, i, j}));
+            }
+            std::string file = map.name + "_head" + std::to_string(h);
+            for (char& c : file) c = c == '.' ? '_' : c;
+            report.plot(file, heatmap);
+            rows.push_back({map.name, map.kind, std::to_string(h), format_number(stats[h].entropy),
+                            format_number(std::log(static_cast<double>(map.weights.size(3)))), format_number(stats[h].mean_distance)});
+            entry["heads"].push_back({{"head", h}, {"entropy", stats[h].entropy}, {"mean_distance", stats[h].mean_distance}});
+        }
+        maps.push_back(entry);
+    }
+    if (rows.empty()) report.paragraph("This model has no attention.");
+    else report.table({"attention", "kind", "head", "entropy (nats)", "uniform would be", "mean distance |i − j|"}, rows);
+    return maps;
+}
+
+// √d_k check on the trained model's real queries and keys (seed 000 §2.3, seed 004 appendix).
+nlohmann::json report_scale(Report& report, const SequenceModel& model) {
+    nlohmann::json checks = nlohmann::json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const AttentionMap& map : model.attention_maps()) {
+        if (!map.queries.defined()) continue;
+        const DotProductScale s = dot_product_scale(map.queries, map.keys);
+        rows.push_back({map.name, std::to_string(s.d_k), format_number(s.component_variance_q), format_number(s.component_variance_k),
+                        format_number(s.variance_raw), format_number(s.variance_scaled)});
+        checks.push_back({{"name", map.name}, {"d_k", s.d_k}, {"var_q", s.component_variance_q}, {"var_k", s.component_variance_k},
+                          {"var_qk", s.variance_raw}, {"var_qk_scaled", s.variance_scaled}});
+    }
+    if (rows.empty()) return checks;
+    report.heading(2, "The √d_k scale on real queries and keys");
+    report.paragraph("For independent unit-variance components, Var(q·k) = d_k and Var(q·k/√d_k) = 1 (seed 000 §2.3). "
+                     "A trained model's q and k are neither independent nor unit-variance; this is what they are.");
+    report.table({"attention", "d_k", "Var(q_d)", "Var(k_d)", "Var(q·k)", "Var(q·k/√d_k)"}, rows);
+    return checks;
+}
+
+// The dependency kernel K(i, j) = ‖∂y_i/∂x_j‖ (seed 003 Def. 1.2) and its receptive field (Def. 9.1).
+nlohmann::json report_dependency(Report& report, SequenceModel& model, const AnalysisExample& example, int64_t probes) {
+    Rng rng(7);
+    const Matrix kernel = dependency_kernel(model, example.input, probes, rng);
+    const std::vector<int64_t> field = effective_receptive_field(kernel, 0.01);
+    report.heading(2, "Dependency kernel");
+    const auto& inputs = model.is_language_model() ? example.target_labels : example.source_labels;
+    report.plot("dependency_kernel", svg::Heatmap{"K(i, j) = ||dy_i/dx_j||", "input position j", "output position i",
+                                                  "norm", kernel, inputs, example.target_labels});
+    double mean_field = 0;
+    for (int64_t size : field) mean_field += static_cast<double>(size) / static_cast<double>(field.size());
+    report.paragraph("Effective receptive field (seed 003 Def. 9.1, ε = 1% of each row's largest entry): on average " +
+                     format_number(mean_field) + " of " + std::to_string(kernel.empty() ? 0 : kernel[0].size()) +
+                     " input positions per output position.");
+    return {{"kernel", kernel}, {"receptive_field", field}, {"mean_receptive_field", mean_field}, {"probes", probes}};
+}
+
+}  // namespace
+
+std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const AnalysisOptions& options) {
+    const std::string out = options.out_dir.empty() ? run_dir + "/analysis" : options.out_dir;
+    Report report(out);
+    const AnalysisExample example = analysis_example(run, options.input);
+    report.heading(1, "Analysis of " + run_dir);
+    report.paragraph("Weights: `" + run.checkpoint + "` (step " + std::to_string(run.step) + "). Input: \"" +
+                     run.dataset.tokenizer.decode(example.input.tgt_in.values) + "\".");
+    nlohmann::json result = {{"run", run_dir}, {"checkpoint", run.checkpoint}, {"step", run.step}};
+    result["attention"] = report_attention(report, *run.model, example);
+    result["scale"] = report_scale(report, *run.model);
+    result["dependency"] = report_dependency(report, *run.model, example, options.probes);
+    write_file_atomic(out + "/analysis.json", result.dump(1) + "\n");
+    return report.write();
+}
+
+}  // namespace tf

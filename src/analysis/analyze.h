@@ -1,0 +1,30 @@
+// `tapeformer analyze`: what a trained model learned, for one input — attention heatmaps per layer
+// and head (self, cross, additive), each head's entropy and mean attention distance, the dependency
+// kernel K(i, j) with its effective receptive field, and the √d_k scale check on the model's real
+// queries and keys. Written as RUN/analysis/report.md with SVG plots and analysis.json.
+#pragma once
+#include <string>
+
+#include "train/run_loader.h"
+
+namespace tf {
+
+struct AnalysisOptions {
+    std::string input;       // text to analyse; "" = the first test example
+    int64_t probes = 8;      // random projections for the dependency kernel (0 = exact)
+    std::string out_dir;     // default RUN/analysis
+};
+
+// Returns the path of the report it wrote.
+std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const AnalysisOptions& options);
+
+// The model input for one text (or the first test example): source and target as the run's
+// task builds them (autoencoding: target = source; LM: the text itself). Labels name each position.
+struct AnalysisExample {
+    ModelInput input;
+    IndexTensor targets;                                   // (1, T)
+    std::vector<std::string> source_labels, target_labels;  // one per source / decoder-input position
+};
+AnalysisExample analysis_example(const train::LoadedRun& run, const std::string& text);
+
+}  // namespace tf

@@ -1,0 +1,107 @@
+// Report assembly.
+#include "analysis/report.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "util/files.h"
+
+namespace tf {
+
+Report::Report(std::string directory) : directory_(std::move(directory)) { make_directories(directory_ + "/plots"); }
+
+void Report::heading(int level, const std::string& text) { markdown_ += std::string(static_cast<std::size_t>(level), '#') + " " + text + "\n\n"; }
+
+void Report::paragraph(const std::string& text) { markdown_ += text + "\n\n"; }
+
+void Report::table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+    const auto line = [](const std::vector<std::string>& cells) {
+        std::string text = "|";
+        for (const auto& cell : cells) text += " " + cell + " |";
+        return text + "\n";
+    };
+    markdown_ += line(header);
+    markdown_ += line(std::vector<std::string>(header.size(), "---"));
+    for (const auto& row : rows) markdown_ += line(row);
+    markdown_ += "\n";
+}
+
+void Report::link_plot(const std::string& name, const std::string& title) {
+    markdown_ += "![" + title + "](plots/" + name + ".svg)\n\n(data: [plots/" + name + ".csv](plots/" + name + ".csv))\n\n";
+}
+
+void Report::plot(const std::string& name, const svg::LinePlot& plot) {
+    write_file_atomic(directory_ + "/plots/" + name + ".svg", svg::render(plot));
+    write_file_atomic(directory_ + "/plots/" + name + ".csv", to_csv(plot));
+    link_plot(name, plot.title);
+}
+
+void Report::plot(const std::string& name, const svg::Heatmap& heatmap) {
+    write_file_atomic(directory_ + "/plots/" + name + ".svg", svg::render(heatmap));
+    write_file_atomic(directory_ + "/plots/" + name + ".csv", to_csv(heatmap));
+    link_plot(name, heatmap.title);
+}
+
+std::string Report::write() const {
+    const std::string path = directory_ + "/report.md";
+    write_file_atomic(path, markdown_);
+    return path;
+}
+
+namespace {
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+std::string csv_number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return text;
+}
+}  // namespace
+
+std::string to_csv(const svg::LinePlot& plot) {
+    std::string text = "series," + csv_field(plot.x_label) + "," + csv_field(plot.y_label) + "\n";
+    for (const auto& series : plot.series)
+        for (std::size_t i = 0; i < std::min(series.x.size(), series.y.size()); ++i)
+            text += csv_field(series.name) + "," + csv_number(series.x[i]) + "," + csv_number(series.y[i]) + "\n";
+    return text;
+}
+
+std::string to_csv(const svg::Heatmap& heatmap) {
+    std::string text = "row,column," + csv_field(heatmap.value_label.empty() ? "value" : heatmap.value_label) + "\n";
+    for (std::size_t r = 0; r < heatmap.values.size(); ++r)
+        for (std::size_t c = 0; c < heatmap.values[r].size(); ++c)
+            text += std::to_string(r) + "," + std::to_string(c) + "," + csv_number(heatmap.values[r][c]) + "\n";
+    return text;
+}
+
+std::string format_number(double value, int significant) {
+    if (std::isnan(value)) return "–";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*g", significant, value);
+    return text;
+}
+
+double mean_of(const std::vector<double>& values) {
+    double total = 0;
+    for (double v : values) total += v;
+    return values.empty() ? NAN : total / static_cast<double>(values.size());
+}
+
+double std_of(const std::vector<double>& values) {
+    if (values.size() < 2) return 0;
+    const double mean = mean_of(values);
+    double squares = 0;
+    for (double v : values) squares += (v - mean) * (v - mean);
+    return std::sqrt(squares / static_cast<double>(values.size() - 1));
+}
+
+std::string format_mean_std(const std::vector<double>& values, int significant) {
+    if (values.size() < 2) return format_number(values.empty() ? NAN : values[0], significant);
+    return format_number(mean_of(values), significant) + " ± " + format_number(std_of(values), 2);
+}
+
+}  // namespace tf

@@ -1,0 +1,39 @@
+// Markdown reports with SVG plots. Every plot is written as plots/<name>.svg with its numbers
+// beside it in plots/<name>.csv, and linked from the report, so a reader can check any picture.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analysis/svg.h"
+
+namespace tf {
+
+class Report {
+public:
+    // Creates `directory` and directory/plots.
+    explicit Report(std::string directory);
+    void heading(int level, const std::string& text);
+    void paragraph(const std::string& text);
+    void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+    void plot(const std::string& name, const svg::LinePlot& plot);
+    void plot(const std::string& name, const svg::Heatmap& heatmap);
+    // Writes directory/report.md (atomically).
+    std::string write() const;
+    const std::string& directory() const { return directory_; }
+
+private:
+    void link_plot(const std::string& name, const std::string& title);
+    std::string directory_;
+    std::string markdown_;
+};
+
+std::string to_csv(const svg::LinePlot& plot);     // series,x,y rows
+std::string to_csv(const svg::Heatmap& heatmap);   // row,column,value rows
+// A number for a table: 4 significant digits, "–" for NaN.
+std::string format_number(double value, int significant = 4);
+// "mean ± std" of the values (just the value when there is one).
+std::string format_mean_std(const std::vector<double>& values, int significant = 4);
+double mean_of(const std::vector<double>& values);
+double std_of(const std::vector<double>& values);  // sample standard deviation (n − 1); 0 for one value
+
+}  // namespace tf

@@ -1,0 +1,28 @@
+// `tapeformer analyze --run DIR [--input TEXT]`: attention maps, head statistics, the dependency
+// kernel and the √d_k check, written to DIR/analysis/report.md.
+#include <iostream>
+
+#include "analysis/analyze.h"
+#include "cli/commands.h"
+
+namespace tf::cli {
+
+void add_analyze_command(CLI::App& app, int& exit_code) {
+    auto run_dir = std::make_shared<std::string>();
+    auto options = std::make_shared<AnalysisOptions>();
+    auto* command = app.add_subcommand("analyze", "Show what a trained model learned: attention maps, gradient flow, scales.");
+    command->add_option("--run", *run_dir, "the run directory")->required();
+    command->add_option("--input", options->input, "text to analyse (default: the first test example)");
+    command->add_option("--probes", options->probes, "random projections for the dependency kernel (0 = exact)")
+        ->check(CLI::NonNegativeNumber);
+    command->add_option("--out", options->out_dir, "where to write (default: RUN/analysis)");
+    command->footer("Examples:\n  tapeformer analyze --run runs/copy_transformer\n"
+                    "  tapeformer analyze --run runs/poetry_gru_attention --input \"the woods are lovely\"");
+    command->callback([=, &exit_code] {
+        train::LoadedRun run = train::load_run(*run_dir);
+        std::cout << "report: " << analyze_run(run, *run_dir, *options) << "\n";
+        exit_code = 0;
+    });
+}
+
+}  // namespace tf::cli
