@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "autograd/error.h"
+#include "autograd/flop_counter.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "helpers.h"
@@ -178,4 +179,15 @@ TEST_CASE("masked_fill and where select elementwise", "[unit]") {
     const Tensor x = f64({1, 2, 3, 4}, {2, 2});
     require_values(masked_fill(x, f64({0, 1}, {2}), -5), {1, -5, 3, -5});
     require_values(where(f64({1, 0, 0, 1}, {2, 2}), x, f64({9}, {1})), {1, 9, 9, 4});
+}
+
+TEST_CASE("the matmul FLOP counter counts 2·M·N·K per product, backward included", "[unit]") {
+    Tape::current().clear();
+    Tensor a = Tensor::ones({2, 3, 4}, DType::f64).set_requires_grad();
+    Tensor b = Tensor::ones({4, 5}, DType::f64).set_requires_grad();
+    reset_matmul_flops();
+    const Tensor c = matmul(a, b);
+    CHECK(matmul_flops() == 2 * 6 * 5 * 4);
+    Tape::current().backward(sum(c));
+    CHECK(matmul_flops() == 3 * (2 * 6 * 5 * 4));  // dA = dC·Bᵀ and dB = Aᵀ·dC cost as much again each
 }
