@@ -91,11 +91,17 @@ TEST_CASE("loss gradient norms match the analytic ∂L_i/∂x_j", "[unit]") {
     }
 }
 
-TEST_CASE("mean_by_distance averages each diagonal band", "[unit]") {
+TEST_CASE("mean_by_distance averages each band d = offset + i − j", "[unit]") {
     const Matrix m = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};
-    const auto by_distance = mean_by_distance(m);
-    REQUIRE(by_distance.size() == 3);
-    CHECK(by_distance[0] == Approx(5.0));  // (1 + 5 + 9) / 3
-    CHECK(by_distance[1] == Approx((2 + 4 + 6 + 8) / 4.0));
-    CHECK(by_distance[2] == Approx(5.0));  // (3 + 7) / 2
+    const auto lm = mean_by_distance(m, 0);  // i − j: the lower triangle
+    REQUIRE(lm.size() == 3);
+    CHECK(lm[0] == Approx(5.0));  // (1 + 5 + 9) / 3
+    CHECK(lm[1] == Approx(6.0));  // (4 + 8) / 2
+    CHECK(lm[2] == Approx(7.0));
+    const auto seq2seq = mean_by_distance(m, 3);  // S = 3 source positions: d = 3 + i − j ∈ [1, 5]
+    REQUIRE(seq2seq.size() == 6);
+    CHECK(std::isnan(seq2seq[0]));
+    CHECK(seq2seq[1] == Approx(3.0));             // i = 0, j = 2
+    CHECK(seq2seq[3] == Approx(5.0));             // the diagonal
+    CHECK(seq2seq[5] == Approx(7.0));             // i = 2, j = 0
 }

@@ -118,16 +118,17 @@ std::vector<int64_t> effective_receptive_field(const Matrix& kernel, double rela
     return sizes;
 }
 
-std::vector<double> mean_by_distance(const Matrix& matrix) {
+std::vector<double> mean_by_distance(const Matrix& matrix, int64_t offset) {
     std::vector<double> total, count;
     for (std::size_t i = 0; i < matrix.size(); ++i)
         for (std::size_t j = 0; j < matrix[i].size(); ++j) {
-            const std::size_t d = i > j ? i - j : j - i;
-            if (total.size() <= d) total.resize(d + 1, 0.0), count.resize(d + 1, 0.0);
-            total[d] += matrix[i][j];
-            count[d] += 1;
+            const int64_t d = offset + static_cast<int64_t>(i) - static_cast<int64_t>(j);
+            if (d < 0) continue;
+            if (static_cast<int64_t>(total.size()) <= d) total.resize(static_cast<std::size_t>(d) + 1, 0.0), count.resize(static_cast<std::size_t>(d) + 1, 0.0);
+            total[static_cast<std::size_t>(d)] += matrix[i][j];
+            count[static_cast<std::size_t>(d)] += 1;
         }
-    for (std::size_t d = 0; d < total.size(); ++d) total[d] /= count[d];
+    for (std::size_t d = 0; d < total.size(); ++d) total[d] = count[d] ? total[d] / count[d] : std::nan("");
     return total;
 }
 

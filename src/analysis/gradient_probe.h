@@ -25,8 +25,11 @@ Matrix loss_gradient_norms(SequenceModel& model, const ModelInput& example, cons
 // Effective receptive field (seed 003 Def. 9.1): |{j : K(i, j) > ε · max_j K(i, j)}| for each i.
 std::vector<int64_t> effective_receptive_field(const Matrix& kernel, double relative_epsilon);
 
-// Mean of matrix[i][j] over the pairs at each distance d = |i − j| (index d of the result).
-std::vector<double> mean_by_distance(const Matrix& matrix);
+// Mean of matrix[i][j] over the pairs at each distance d = offset + i − j (index d of the result;
+// pairs with d < 0 are skipped). With output i on the target and input j on the source, offset = S
+// makes d the distance in the stream a recurrence reads — source, then target — so S − j + i steps
+// separate them; for a language model (inputs and outputs on one sequence) offset = 0, d = i − j.
+std::vector<double> mean_by_distance(const Matrix& matrix, int64_t offset);
 
 // Row 0 of `input` repeated `count` times (sources, targets, masks and lengths).
 ModelInput repeat_example(const ModelInput& input, int64_t count);

@@ -11,5 +11,6 @@ void add_eval_command(CLI::App& app, int& exit_code);
 void add_decode_commands(CLI::App& app, int& exit_code);  // reconstruct, generate
 void add_config_command(CLI::App& app, int& exit_code);
 void add_analyze_command(CLI::App& app, int& exit_code);
+void add_compare_command(CLI::App& app, int& exit_code);
 
 }  // namespace tf::cli

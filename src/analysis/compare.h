@@ -1,0 +1,42 @@
+// `tapeformer compare`: train several model variants on the same data, splits, seeds and budget,
+// measure each the same way, and write one report — the table, the curves, accuracy by position,
+// gradient norm by distance, dependency kernels — with the predictions of seed 003 §13.1 checked
+// against what was measured (held / not held, with the numbers).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config/json_reader.h"
+
+namespace tf {
+
+struct CompareVariant {
+    std::string name;
+    config::Json model;               // a "model" section
+    config::Json optimizer, train;    // optional per-variant overrides (merged over the shared ones)
+};
+
+struct CompareConfig {
+    std::string name;
+    std::vector<int64_t> seeds = {1};
+    config::Json data, optimizer, train;  // shared by every variant
+    std::vector<CompareVariant> variants;
+    std::string baseline, attention;      // the pure RNN and the attention model the predictions compare
+    int64_t examples = 8;                 // test examples for the gradient probes
+    int64_t probes = 4;                   // random projections for the dependency kernel
+    config::Json resolved;
+};
+
+CompareConfig load_compare_config(const std::string& path, const std::vector<std::string>& overrides);
+
+struct CompareOptions {
+    std::string out_dir;   // default runs/<name>
+    std::string command;   // how it was invoked, quoted in the report
+    bool quiet = false;
+};
+
+// Trains (or reuses finished runs, or resumes unfinished ones), measures, writes the report.
+// Returns the path of report.md.
+std::string run_compare(const CompareConfig& config, const CompareOptions& options);
+
+}  // namespace tf

@@ -1,0 +1,64 @@
+// Reading a comparison config: shared data/optimizer/train sections, the variants, which two the
+// seed predictions compare, and how much analysis to do.
+#include <filesystem>
+#include <set>
+
+#include "analysis/compare.h"
+#include "config/json_file.h"
+
+namespace tf {
+
+namespace {
+
+CompareVariant read_variant(config::JsonReader& reader) {
+    CompareVariant variant;
+    variant.name = reader.string("name");
+    if (variant.name.empty() || variant.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+        throw ConfigError(reader.path_of("name") + ": expected lower-case letters, digits and _, got \"" + variant.name + "\"");
+    variant.model = reader.raw("model");
+    if (!variant.model.is_object()) throw ConfigError(reader.path_of("model") + ": expected an object, got " + config::describe(variant.model));
+    variant.optimizer = reader.has("optimizer") ? reader.raw("optimizer") : config::Json::object();
+    variant.train = reader.has("train") ? reader.raw("train") : config::Json::object();
+    reader.finish({"optimizer", "train"});
+    return variant;
+}
+
+}  // namespace
+
+CompareConfig load_compare_config(const std::string& path, const std::vector<std::string>& overrides) {
+    config::Json root = config::load_json_file(path);
+    for (const auto& assignment : overrides) config::apply_override(root, assignment);
+    CompareConfig compare;
+    config::JsonReader top(root, "", &compare.resolved);
+    compare.name = top.string("name", std::filesystem::path(path).stem().string());
+    compare.seeds = top.has("seeds") ? top.integers("seeds", 0, INT64_MAX) : compare.seeds;
+    if (compare.seeds.empty()) throw ConfigError("seeds: expected at least one seed");
+    compare.data = top.raw("data");
+    compare.optimizer = top.has("optimizer") ? top.raw("optimizer") : config::Json::object();
+    compare.train = top.has("train") ? top.raw("train") : config::Json::object();
+    const config::Json& variants = top.raw("variants");
+    if (!variants.is_array() || variants.size() < 2)
+        throw ConfigError("variants: expected a list of at least two {\"name\", \"model\"} objects");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        config::JsonReader reader(variants[i], "variants[" + std::to_string(i) + "]");
+        compare.variants.push_back(read_variant(reader));
+        if (!names.insert(compare.variants.back().name).second)
+            throw ConfigError("variants[" + std::to_string(i) + "].name: \"" + compare.variants.back().name + "\" is used twice");
+    }
+    const std::vector<std::string> choices(names.begin(), names.end());
+    config::JsonReader predictions = top.object("predictions");
+    compare.baseline = predictions.choice("baseline", choices);
+    compare.attention = predictions.choice("attention", choices);
+    predictions.finish();
+    if (top.has("analysis")) {
+        config::JsonReader analysis = top.object("analysis");
+        compare.examples = analysis.integer("examples", compare.examples, 1, 1000);
+        compare.probes = analysis.integer("probes", compare.probes, 0, 1000);
+        analysis.finish();
+    }
+    top.finish({"optimizer", "train"});
+    return compare;
+}
+
+}  // namespace tf

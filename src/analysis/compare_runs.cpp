@@ -1,0 +1,155 @@
+// Training each variant and measuring it.
+#include "analysis/compare_runs.h"
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+
+#include "analysis/analyze.h"
+#include "analysis/report.h"
+#include "autograd/flop_counter.h"
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+#include "config/json_file.h"
+#include "train/evaluate.h"
+#include "train/run_loader.h"
+#include "train/trainer.h"
+#include "util/files.h"
+
+namespace tf {
+
+namespace {
+
+// The run config of one variant and seed: the shared sections with the variant's overrides.
+config::Json variant_config(const CompareConfig& compare, const CompareVariant& variant, int64_t seed) {
+    config::Json optimizer = compare.optimizer, train = compare.train;
+    optimizer.merge_patch(variant.optimizer);
+    train.merge_patch(variant.train);
+    return {{"name", variant.name + "-seed" + std::to_string(seed)}, {"seed", seed}, {"model", variant.model},
+            {"data", compare.data}, {"optimizer", optimizer}, {"train", train}};
+}
+
+// Trains the run unless an identical finished one is there; resumes an identical unfinished one.
+void train_or_reuse(const train::RunConfig& config, const std::string& dir, bool quiet) {
+    const train::RunDirectory run(dir);
+    train::TrainOptions options;
+    options.run_dir = dir;
+    options.quiet = quiet;
+    if (run.has_run()) {
+        if (config::load_json_file(run.config()) != config.resolved)
+            throw ConfigError(dir + " holds a run with a different config; delete it or rename the comparison");
+        if (run.latest().empty())
+            throw ConfigError(dir + " holds a run that stopped before its first checkpoint; delete it to train again");
+        if (train::load_run(dir, "latest").step >= config.train.max_steps) return;  // finished: reuse it
+        options.resume = true;
+    }
+    if (!quiet) std::cerr << "==> training " << config.name << " in " << dir << "\n";
+    train::train(config, options);
+}
+
+// (step, value) pairs of one key from metrics.jsonl.
+void read_curve(const std::string& path, const std::string& key, std::vector<double>& steps, std::vector<double>& values) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto row = nlohmann::json::parse(line, nullptr, false);
+        if (!row.is_object() || !row.contains(key) || !row[key].is_number()) continue;
+        steps.push_back(row["step"].get<double>());
+        values.push_back(row[key].get<double>());
+    }
+}
+
+double mean_tokens_per_second(const std::string& metrics) {
+    std::vector<double> steps, rates;
+    read_curve(metrics, "tokens_per_s", steps, rates);
+    return mean_of(rates);
+}
+
+double second_half_variance(const std::vector<double>& steps, const std::vector<double>& values) {
+    if (steps.empty()) return NAN;
+    std::vector<double> late;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (steps[i] > steps.back() / 2) late.push_back(values[i]);
+    const double sd = std_of(late);
+    return sd * sd;
+}
+
+// Matmul FLOPs of one training step on the first training batch, per target token.
+double training_flops_per_token(train::LoadedRun& run) {
+    const auto batches = train::evaluation_batches(run.dataset.train, run.config.data.batch_size, run.dataset.is_lm());
+    if (batches.empty()) return NAN;
+    Tape::current().clear();
+    reset_matmul_flops();
+    const Tensor logits = run.model->forward(train::to_model_input(batches[0]));
+    Tape::current().backward(cross_entropy(logits, batches[0].tgt_out, {train::kPadId, 0.0}));
+    run.model->zero_grad();
+    return static_cast<double>(matmul_flops()) / static_cast<double>(batches[0].tokens);
+}
+
+void measure_gradients(train::LoadedRun& run, const CompareConfig& compare, RunMeasurements& m) {
+    std::vector<double> counts;
+    for (int64_t e = 0; e < compare.examples && e < static_cast<int64_t>(run.dataset.test.size()); ++e) {
+        const train::Batch batch = train::make_batch({run.dataset.test[e]}, {0}, run.dataset.is_lm());
+        const ModelInput input = train::to_model_input(batch);
+        const int64_t source_length = run.dataset.is_lm() ? 0 : batch.src.shape[1];
+        const auto by_distance = mean_by_distance(loss_gradient_norms(*run.model, input, batch.tgt_out, train::kPadId), source_length);
+        if (m.gradient_by_distance.size() < by_distance.size()) m.gradient_by_distance.resize(by_distance.size(), 0.0), counts.resize(by_distance.size(), 0.0);
+        for (std::size_t d = 0; d < by_distance.size(); ++d)
+            if (!std::isnan(by_distance[d])) m.gradient_by_distance[d] += by_distance[d], counts[d] += 1;
+        Rng rng(11 + static_cast<uint64_t>(e));
+        const Matrix kernel = dependency_kernel(*run.model, input, compare.probes, rng);
+        if (e == 0) m.kernel = kernel;
+        const auto field = effective_receptive_field(kernel, 0.01);
+        for (int64_t size : field) m.receptive_field += static_cast<double>(size) / static_cast<double>(field.size());
+        m.input_length += static_cast<double>(kernel.empty() ? 0 : kernel[0].size());
+    }
+    const double examples = static_cast<double>(std::max<std::size_t>(1, std::min<std::size_t>(compare.examples, run.dataset.test.size())));
+    m.receptive_field /= examples;
+    m.input_length /= examples;
+    for (std::size_t d = 0; d < counts.size(); ++d) m.gradient_by_distance[d] = counts[d] ? m.gradient_by_distance[d] / counts[d] : NAN;
+}
+
+RunMeasurements measure(const CompareConfig& compare, const std::string& variant, int64_t seed, const std::string& dir) {
+    train::LoadedRun run = train::load_run(dir, "best");
+    RunMeasurements m;
+    m.variant = variant, m.seed = seed, m.dir = dir;
+    m.parameters = static_cast<double>(run.model->parameter_count());
+    const train::RunDirectory paths(dir);
+    read_curve(paths.metrics(), "loss", m.loss_steps, m.losses);
+    read_curve(paths.metrics(), "valid_token_accuracy", m.valid_steps, m.valid_accuracies);
+    std::vector<double> norm_steps, norms;
+    read_curve(paths.metrics(), "grad_norm", norm_steps, norms);
+    m.grad_norm_variance = second_half_variance(norm_steps, norms);
+    m.final_train_loss = m.losses.empty() ? NAN : m.losses.back();
+    m.tokens_per_second = mean_tokens_per_second(paths.metrics());
+    m.train_seconds = train::load_run(dir, "latest").elapsed_seconds;
+    m.test = train::evaluate(*run.model, train::evaluation_batches(run.dataset.test, run.config.data.batch_size, run.dataset.is_lm()));
+    m.flops_per_token = training_flops_per_token(run);
+    measure_gradients(run, compare, m);
+    return m;
+}
+
+}  // namespace
+
+std::vector<RunMeasurements> run_and_measure(const CompareConfig& config, const std::string& runs_dir, bool quiet) {
+    // Every variant's config is validated before anything trains.
+    std::vector<std::pair<train::RunConfig, std::string>> runs;
+    for (const auto& variant : config.variants)
+        for (int64_t seed : config.seeds) {
+            try {
+                runs.emplace_back(train::read_run_config(variant_config(config, variant, seed), variant.name),
+                                  runs_dir + "/" + variant.name + "-seed" + std::to_string(seed));
+            } catch (const ConfigError& error) {
+                throw ConfigError("variant \"" + variant.name + "\": " + error.what());
+            }
+        }
+    std::vector<RunMeasurements> measured;
+    for (const auto& [run_config, dir] : runs) {
+        train_or_reuse(run_config, dir, quiet);
+        const std::string variant = run_config.name.substr(0, run_config.name.rfind("-seed"));
+        measured.push_back(measure(config, variant, static_cast<int64_t>(run_config.seed), dir));
+    }
+    return measured;
+}
+
+}  // namespace tf

@@ -1,0 +1,31 @@
+// The measuring half of `compare`: one training run per (variant, seed), then the numbers the
+// report shows, taken the same way for every run.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analysis/compare.h"
+#include "analysis/gradient_probe.h"
+#include "train/metrics.h"
+
+namespace tf {
+
+struct RunMeasurements {
+    std::string variant, dir;
+    int64_t seed = 0;
+    double parameters = 0;         // trainable scalars
+    double flops_per_token = 0;    // matmul FLOPs of one training step (forward + backward) per target token
+    double train_seconds = 0, tokens_per_second = 0, final_train_loss = 0;
+    train::EvalMetrics test;       // best weights, test split
+    std::vector<double> loss_steps, losses, valid_steps, valid_accuracies;
+    double grad_norm_variance = 0; // across the logged steps of the second half of training
+    std::vector<double> gradient_by_distance;  // mean ‖∂L_i/∂x_j‖ at |i − j| = d, over test examples
+    Matrix kernel;                 // dependency kernel of the first test example
+    double receptive_field = 0;    // mean effective receptive field (positions), ε = 1%
+    double input_length = 0;       // mean input positions of the probed examples
+};
+
+// Trains or reuses runs/<variant>-seed<k> under `runs_dir` for every variant and seed, in order.
+std::vector<RunMeasurements> run_and_measure(const CompareConfig& config, const std::string& runs_dir, bool quiet);
+
+}  // namespace tf
