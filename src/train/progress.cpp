@@ -14,14 +14,19 @@ Progress::Progress(int64_t total_steps, bool quiet)
 
 void Progress::update(int64_t step, double loss, double tokens_per_second, const EvalMetrics* valid) {
     if (quiet_) return;
-    if (first_step_ < 0) first_step_ = step - 1;
+    // The ETA extrapolates from the updates seen so far (the first one only starts the clock, so
+    // start-up time — loading data, building the model — does not distort it).
+    if (first_step_ < 0) first_step_ = step, started_ = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    const double per_step = elapsed / static_cast<double>(std::max<int64_t>(1, step - first_step_));
-    const auto eta = static_cast<long>(per_step * static_cast<double>(total_steps_ - step));
     char text[256];
-    std::snprintf(text, sizeof text, "step %lld/%lld  loss %.4f  %.0f tok/s  ETA %ldm%02lds", static_cast<long long>(step),
-                  static_cast<long long>(total_steps_), loss, tokens_per_second, eta / 60, eta % 60);
+    std::snprintf(text, sizeof text, "step %lld/%lld  loss %.4f  %.0f tok/s", static_cast<long long>(step),
+                  static_cast<long long>(total_steps_), loss, tokens_per_second);
     std::string line = text;
+    if (step > first_step_) {
+        const auto eta = static_cast<long>(elapsed / static_cast<double>(step - first_step_) * static_cast<double>(total_steps_ - step));
+        std::snprintf(text, sizeof text, "  ETA %ldm%02lds", eta / 60, eta % 60);
+        line += text;
+    }
     if (valid) {
         std::snprintf(text, sizeof text, "  | valid loss %.4f  token acc %.3f  seq acc %.3f", valid->loss,
                       valid->token_accuracy, valid->sequence_accuracy);

@@ -1,0 +1,93 @@
+// `compare` end to end on a tiny budget: the report lists every variant and every prediction,
+// report.json holds the numbers, every SVG is well-formed with one series per variant, and a
+// second call reuses the finished runs.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/compare.h"
+#include "util/files.h"
+#include "xml_check.h"
+
+using namespace tf;
+
+namespace {
+const char* kTinyComparison = R"({
+  "name": "tiny",
+  "seeds": [1, 2],
+  "data": {"source": "synthetic", "task": "copy", "num_symbols": 6, "min_length": 3, "max_length": 6,
+           "train_size": 200, "valid_size": 20, "test_size": 20, "batch_size": 16},
+  "optimizer": {"name": "adam", "lr": 0.003},
+  "train": {"max_steps": 6, "log_every": 2, "eval_every": 3, "checkpoint_every": 3},
+  "variants": [
+    {"name": "gru", "model": {"type": "rnn_seq2seq", "cell": "gru", "embedding_size": 8, "hidden_size": 8}},
+    {"name": "gru_attention", "model": {"type": "rnn_seq2seq", "cell": "gru", "embedding_size": 8, "hidden_size": 8,
+                                        "attention": "additive"}},
+    {"name": "transformer", "model": {"type": "transformer", "d_model": 8, "heads": 2, "encoder_layers": 1,
+                                      "decoder_layers": 1, "ffn_hidden": 16, "dropout": 0.0, "max_length": 16}}
+  ],
+  "predictions": {"baseline": "gru", "attention": "gru_attention"},
+  "analysis": {"examples": 1, "probes": 2}
+})";
+}  // namespace
+
+TEST_CASE("compare writes a report with every variant, prediction and plot, and reuses finished runs", "[integration]") {
+    const auto root = std::filesystem::temp_directory_path() / "tapeformer_test_compare";
+    std::filesystem::remove_all(root);
+    make_directories(root.string());
+    const std::string config_path = (root / "tiny.json").string();
+    write_file_atomic(config_path, kTinyComparison);
+    const CompareConfig config = load_compare_config(config_path, {});
+    CompareOptions options{(root / "out").string(), "tapeformer compare tiny.json", true};
+    const std::string report_path = run_compare(config, options);
+
+    const std::string report = read_file(report_path);
+    for (const char* variant : {"gru", "gru_attention", "transformer"}) CHECK(report.find(std::string("| ") + variant + " |") != std::string::npos);
+    for (const char* claim : {"+0.10 to +0.20", "about 10×", "full sequence as context"}) CHECK(report.find(claim) != std::string::npos);
+
+    const auto json = nlohmann::json::parse(read_file((root / "out" / "report.json").string()));
+    REQUIRE(json["variants"].size() == 3);
+    CHECK(json["variants"][0]["runs"].size() == 2);  // two seeds
+    CHECK(json["variants"][1]["runs"][0]["accuracy_by_position"].size() >= 4);
+    REQUIRE(json["predictions"].size() == 3);
+    for (const auto& prediction : json["predictions"]) {
+        CHECK(prediction.contains("measured"));
+        CHECK(prediction["held"].is_boolean());
+    }
+
+    int plots = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(root / "out" / "plots")) {
+        if (entry.path().extension() != ".svg") continue;
+        ++plots;
+        const std::string svg = read_file(entry.path().string());
+        INFO(entry.path().string());
+        CHECK(test::xml_problem(svg) == "");
+        if (entry.path().stem() == "loss" || entry.path().stem() == "accuracy_by_position")
+            CHECK(test::count_occurrences(svg, "class=\"series\"") == 3);
+        CHECK(std::filesystem::exists(std::filesystem::path(entry.path()).replace_extension(".csv")));
+    }
+    CHECK(plots == 4 + 3);  // loss, accuracy, by position, by distance + one kernel per variant
+
+    // A second call finds every run finished and only measures again.
+    const auto stamp = std::filesystem::last_write_time(root / "out" / "runs" / "gru-seed1" / "metrics.jsonl");
+    run_compare(config, options);
+    CHECK(std::filesystem::last_write_time(root / "out" / "runs" / "gru-seed1" / "metrics.jsonl") == stamp);
+    std::filesystem::remove_all(root);
+}
+
+TEST_CASE("comparison config errors name their path", "[unit]") {
+    const auto root = std::filesystem::temp_directory_path() / "tapeformer_test_compare_config";
+    make_directories(root.string());
+    const std::string path = (root / "bad.json").string();
+    auto config = nlohmann::json::parse(kTinyComparison);
+    config["predictions"]["baseline"] = "gruu";
+    write_file_atomic(path, config.dump());
+    REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("predictions.baseline: expected one of") &&
+                                                           Catch::Contains("did you mean \"gru\""));
+    config = nlohmann::json::parse(kTinyComparison);
+    config["variants"][1]["name"] = "gru";
+    write_file_atomic(path, config.dump());
+    REQUIRE_THROWS_WITH(load_compare_config(path, {}), "variants[1].name: \"gru\" is used twice");
+    std::filesystem::remove_all(root);
+}
