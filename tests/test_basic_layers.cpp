@@ -1,0 +1,119 @@
+// The basic layers — Linear, Embedding, LayerNorm, Dropout, FeedForward — and the initialisation
+// schemes: gradchecks over inputs and every parameter, hand-computed values, and their promises.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <memory>
+
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+#include "helpers.h"
+#include "layers/dropout.h"
+#include "layers/embedding.h"
+#include "layers/feed_forward.h"
+#include "layers/init.h"
+#include "layers/layer_norm.h"
+#include "layers/linear.h"
+#include "module_gradcheck.h"
+
+using namespace tf;
+
+namespace {
+const InitScheme kXavier{"xavier_uniform", 0.0};
+}
+
+TEST_CASE("Linear computes x·Wᵀ + b with W stored (out, in)", "[unit]") {
+    Rng rng(1);
+    Linear linear(2, 3, true, kXavier, rng, DType::f64);
+    const auto params = linear.named_parameters();
+    REQUIRE(params.size() == 2);
+    CHECK(params[0].first == "weight");
+    CHECK(params[0].second.shape() == Shape{3, 2});
+    Tensor w = params[0].second, b = params[1].second;
+    for (int64_t i = 0; i < 6; ++i) w.set({i / 2, i % 2}, static_cast<double>(i + 1));  // [[1,2],[3,4],[5,6]]
+    b.set({0}, 0.5);
+    test::require_values(linear(test::f64({1, 1, 2, 0}, {2, 2})), {3.5, 7, 11, 2.5, 6, 10});
+    Linear no_bias(2, 3, false, kXavier, rng, DType::f64);
+    CHECK(no_bias.named_parameters().size() == 1);
+}
+
+TEST_CASE("Linear, LayerNorm and FeedForward gradcheck over inputs and every parameter", "[gradcheck]") {
+    Rng rng(2);
+    const Tensor x = Tensor::uniform({2, 3, 4}, -1, 1, rng, DType::f64);
+    Linear linear(4, 5, true, kXavier, rng, DType::f64);
+    auto checked = test::gradcheck_module(linear, [&](const std::vector<Tensor>& in) { return linear(in[0]); }, {x});
+    INFO(checked.worst << ": " << checked.result.message);
+    CHECK(checked.result.ok);
+
+    LayerNorm norm(4, 1e-5, DType::f64);
+    checked = test::gradcheck_module(norm, [&](const std::vector<Tensor>& in) { return norm(in[0]); }, {x});
+    INFO(checked.worst << ": " << checked.result.message);
+    CHECK(checked.result.ok);
+
+    const std::string activation = GENERATE(std::string("relu"), std::string("gelu"));
+    FeedForward ffn(4, 6, activation, 0.0, nullptr, kXavier, rng, DType::f64);
+    checked = test::gradcheck_module(ffn, [&](const std::vector<Tensor>& in) { return ffn(in[0]); }, {x});
+    INFO(activation << " " << checked.worst << ": " << checked.result.message);
+    CHECK(checked.result.ok);
+}
+
+TEST_CASE("Embedding reads rows; the padding row stays zero and gets no gradient", "[unit]") {
+    Rng rng(3);
+    Embedding embedding(5, 3, 0, InitScheme{"normal", 1.0}, rng, DType::f64);
+    const Tensor table = embedding.weight();
+    for (int64_t c = 0; c < 3; ++c) CHECK(table.at({0, c}) == 0.0);
+    Tape::current().clear();
+    const Tensor out = embedding(IndexTensor({2, 0, 2, 4}, {2, 2}));  // (2, 2, 3)
+    REQUIRE(out.shape() == Shape{2, 2, 3});
+    for (int64_t c = 0; c < 3; ++c) CHECK(out.at({0, 0, c}) == table.at({2, c}));
+    Tape::current().backward(sum(out * out + out));
+    const Tensor grad = table.grad();
+    for (int64_t c = 0; c < 3; ++c) {
+        CHECK(grad.at({0, c}) == 0.0);                            // padding: no gradient
+        CHECK(grad.at({2, c}) == Approx(2 * (2 * table.at({2, c}) + 1)));  // used twice
+        CHECK(grad.at({1, c}) == 0.0);                            // unused
+    }
+    REQUIRE_THROWS_WITH(Embedding(4, 2, 4, kXavier, rng), Catch::Contains("padding index 4 is outside the vocabulary of 4"));
+}
+
+TEST_CASE("Embedding gradchecks with respect to its table", "[gradcheck]") {
+    Rng rng(4);
+    Embedding embedding(6, 3, 1, InitScheme{"normal", 1.0}, rng, DType::f64);
+    const IndexTensor ids({2, 1, 5, 2}, {2, 2});
+    const auto checked = test::gradcheck_module(embedding, [&](const std::vector<Tensor>&) { return embedding(ids); }, {});
+    INFO(checked.worst << ": " << checked.result.message);
+    CHECK(checked.result.ok);
+}
+
+TEST_CASE("Dropout: identity in eval mode and at p = 0, inverted scaling in training", "[unit]") {
+    auto rng = std::make_shared<Rng>(5);
+    Dropout dropout(0.5, rng);
+    const Tensor x = Tensor::ones({1000}, DType::f64);
+    dropout.eval();
+    CHECK(dropout(x).shares_storage(x));
+    dropout.train();
+    const auto y = dropout(x).to_vector();
+    double total = 0;
+    for (double v : y) {
+        CHECK((v == 0.0 || v == 2.0));
+        total += v;
+    }
+    CHECK(total / 1000 == Approx(1.0).margin(0.1));
+    REQUIRE_THROWS_WITH(Dropout(0.5, nullptr), Catch::Contains("needs an Rng"));
+}
+
+TEST_CASE("initialisation schemes have their stated spread", "[unit]") {
+    Rng rng(6);
+    // xavier_uniform: U(−a, a), a = √(6 / (fan_in + fan_out)) = √(6/200): variance a²/3 = 0.01
+    const auto xavier = init_tensor({200, 100}, 100, 100, {"xavier_uniform", 0}, rng, DType::f64).to_vector();
+    double bound = 0, variance = 0;
+    for (double v : xavier) bound = std::max(bound, std::abs(v)), variance += v * v / static_cast<double>(xavier.size());
+    CHECK(bound <= std::sqrt(6.0 / 200));
+    CHECK(variance == Approx(0.01).epsilon(0.05));
+    // kaiming_normal: N(0, 2 / fan_in) = N(0, 0.02)
+    const auto kaiming = init_tensor({200, 100}, 100, 100, {"kaiming_normal", 0}, rng, DType::f64).to_vector();
+    variance = 0;
+    for (double v : kaiming) variance += v * v / static_cast<double>(kaiming.size());
+    CHECK(variance == Approx(0.02).epsilon(0.05));
+    test::require_values(init_tensor({2}, 1, 1, {"ones", 0}, rng, DType::f64), {1, 1});
+    REQUIRE_THROWS_WITH(init_tensor({2}, 1, 1, {"glorot", 0}, rng), Catch::Contains("unknown scheme 'glorot'"));
+}
