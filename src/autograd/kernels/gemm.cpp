@@ -2,6 +2,10 @@
 // (one cached matmul primitive per shape; transposes and broadcast are strides, never copies).
 #include "autograd/kernels/gemm.h"
 
+#include <omp.h>
+
+#include <exception>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -192,7 +196,32 @@ void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
     }
 }
 
-void gemm(const float* A, const float* B, float* C, const GemmShape& s) { gemm_onednn(A, B, C, s); }
+// A batch of small products (attention's per-head Q·Kᵀ and A·V) keeps two threads waiting at
+// oneDNN's barriers for much of each call. Handing each thread its own slice of the batch, which it
+// runs alone (oneDNN runs single-threaded inside a parallel region), removes the barriers.
+void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
+    constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
+    const int threads = omp_get_max_threads();
+    if (threads < 2 || omp_in_parallel() || s.batch < 2 * threads || s.M * s.N * s.K > kSmallProduct) {
+        gemm_onednn(A, B, C, s);
+        return;
+    }
+    std::exception_ptr failure;
+#pragma omp parallel num_threads(threads)
+    {
+        const int64_t thread = omp_get_thread_num();
+        const int64_t begin = s.batch * thread / threads, end = s.batch * (thread + 1) / threads;
+        GemmShape slice = s;
+        slice.batch = end - begin;
+        try {
+            gemm_onednn(A + begin * s.batch_stride_a, B + begin * s.batch_stride_b, C + begin * s.batch_stride_c, slice);
+        } catch (...) {
+#pragma omp critical
+            failure = std::current_exception();
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
+}
 void gemm(const double* A, const double* B, double* C, const GemmShape& s) { f64_loop(A, B, C, s); }
 
 }  // namespace tf::kernels
