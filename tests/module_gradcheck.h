@@ -7,6 +7,7 @@
 #pragma once
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ struct ModuleGradcheckResult {
 
 // fn receives the (copied) inputs; it must run `module` and be deterministic (no dropout in training).
 // Checks every input and every parameter; the module must hold f64 parameters.
-inline ModuleGradcheckResult gradcheck_module(Module& module, const DifferentiableFn& fn,
+inline ModuleGradcheckResult gradcheck_module(const Module& module, const DifferentiableFn& fn,
                                               const std::vector<Tensor>& inputs, const GradcheckOptions& options = {}) {
     const auto parameters = module.named_parameters();
     const std::size_t input_count = inputs.size();
@@ -61,6 +62,21 @@ inline void require_module_gradcheck(Module& module, const DifferentiableFn& fn,
     INFO(checked.worst << ": " << checked.result.message);
     CHECK(checked.result.checked > 0);
     CHECK(checked.result.ok);
+}
+
+// REQUIREs the check to pass for every parameter of `module`, differentiating `forward` (which runs
+// the module on fixed inputs).
+inline void gradcheck_every_parameter(const Module& module, const std::function<Tensor()>& forward) {
+    const auto checked = gradcheck_module(module, [&](const std::vector<Tensor>&) { return forward(); }, {});
+    INFO(checked.worst << ": " << checked.result.message);
+    REQUIRE(checked.result.ok);
+}
+
+// REQUIREs the check to pass for every input and every parameter.
+inline void gradcheck_inputs_and_parameters(const Module& module, const std::vector<Tensor>& inputs, const DifferentiableFn& fn) {
+    const auto checked = gradcheck_module(module, fn, inputs);
+    INFO(checked.worst << ": " << checked.result.message);
+    REQUIRE(checked.result.ok);
 }
 
 }  // namespace tf::test

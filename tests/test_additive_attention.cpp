@@ -7,7 +7,7 @@
 #include "autograd/ops.h"
 #include "helpers.h"
 #include "layers/attention/additive_attention.h"
-#include "parameter_gradcheck.h"
+#include "module_gradcheck.h"
 
 using namespace tf;
 

@@ -6,7 +6,7 @@
 #include "autograd/ops.h"
 #include "helpers.h"
 #include "layers/positional.h"
-#include "parameter_gradcheck.h"
+#include "module_gradcheck.h"
 
 using namespace tf;
 

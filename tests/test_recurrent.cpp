@@ -7,7 +7,7 @@
 #include "autograd/ops.h"
 #include "helpers.h"
 #include "layers/recurrent/recurrent_layer.h"
-#include "parameter_gradcheck.h"
+#include "module_gradcheck.h"
 
 using namespace tf;
 using tf::test::f64;

@@ -5,7 +5,7 @@
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "models/rnn_seq2seq.h"
-#include "parameter_gradcheck.h"
+#include "module_gradcheck.h"
 
 using namespace tf;
 
