@@ -121,7 +121,7 @@ TEST_CASE("a run started from weights holding a NaN stops at step 1 with exit 1"
     CHECK_THAT(checked.err, Catch::Contains("op '") && Catch::Contains("in encoder.layers.0") && Catch::Contains("NaN"));
 }
 
-TEST_CASE("an absurd learning rate stops the run at the step that overflowed; the last good checkpoint loads",
+TEST_CASE("an absurd learning rate stops the run at the step that overflowed, the last good checkpoint loads",
           "[integration]") {
     TempDir dir;
     const std::string config = dir / "config.json", run = dir / "run";
