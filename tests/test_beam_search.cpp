@@ -92,5 +92,5 @@ TEST_CASE("on a trained copy model, a beam of 4 finds sequences at least as prob
         INFO("test example " << row);
         CHECK(sequence_log_prob(*run.model, x, wide) >= sequence_log_prob(*run.model, x, greedy) - 1e-5);
     }
-    WARN(different << " of " << beam.size() << " beam decodings differ from greedy");
+    CHECK(different > 0);  // trained just enough that the searches disagree somewhere (4 of 40 today)
 }
