@@ -106,7 +106,7 @@ TEST_CASE("each output is Σ_j w_j v_j with w on the simplex, inside the values'
                 }
 }
 
-TEST_CASE("self-attention without positions is permutation equivariant; positions break it (seed 003 Thm 7.1)",
+TEST_CASE("self-attention without positions is permutation equivariant, positions break it (seed 003 Thm 7.1)",
           "[property]") {
     auto mha = test::make_attention({.d_model = 8, .heads = 2});
     test::randomize_parameters(*mha, 5);

@@ -100,7 +100,7 @@ TEST_CASE("every epoch serves each example exactly once, bucketed or not", "[uni
     }
 }
 
-TEST_CASE("epochs are shuffled differently; the same seed gives the same batches", "[unit]") {
+TEST_CASE("epochs are shuffled differently, the same seed gives the same batches", "[unit]") {
     const auto examples = numbered_examples(40);
     Batcher a(examples, {.batch_size = 5, .seed = 3}), b(examples, {.batch_size = 5, .seed = 3});
     const auto first_epoch = first_ids(a, 8), second_epoch = first_ids(a, 8);

@@ -77,7 +77,7 @@ TEST_CASE("addition targets are the decimal sum of the two operands", "[unit]") 
     }
 }
 
-TEST_CASE("recall: src is k keys, L distractors and '?'; tgt is the first k tokens", "[unit]") {
+TEST_CASE("recall: src is k keys, L distractors and '?', tgt is the first k tokens", "[unit]") {
     const SyntheticTask task{"recall", 10, 30, 8, 3};
     const int64_t query_marker = synthetic_tokenizer(task).id("?");
     for (const Example& example : draw(task, 200)) {

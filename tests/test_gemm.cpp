@@ -94,7 +94,7 @@ TEST_CASE("gemm: f64 loop equals reference to 1e-12", "[unit][gemm]") {
                                      gemm_f64) < 1e-12);
 }
 
-TEST_CASE("gemm: empty sizes do not crash; K == 0 gives C = 0 or leaves C when accumulating", "[unit][gemm]") {
+TEST_CASE("gemm: empty sizes do not crash, K == 0 gives C = 0 or leaves C when accumulating", "[unit][gemm]") {
     const float A[1] = {}, B[1] = {};
     float C[6] = {1, 1, 1, 1, 1, 1};
     tf::kernels::gemm_onednn(A, B, C, {.batch = 0, .M = 2, .N = 3, .K = 4, .batch_stride_c = 6});

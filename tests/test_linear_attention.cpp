@@ -40,7 +40,7 @@ TEST_CASE("linear attention: φ = elu + 1 by hand, and its slope", "[unit]") {
     test::require_values(x.grad(), {std::exp(-1.0), 1, 1});
 }
 
-TEST_CASE("linear attention: one query, two keys, by hand; causal sees only the past", "[unit]") {
+TEST_CASE("linear attention: one query, two keys, by hand, causal sees only the past", "[unit]") {
     // φ(q) = φ(0) = 1;  φ(k) = [φ(0), φ(1)] = [1, 2];  v = [1, 4]
     // non-causal: (1·1·1 + 1·2·4) / (1·1 + 1·2) = 9 / 3 = 3;   causal (T = S = 2): row 0 = v_0 = 1, row 1 = 3
     const Tensor K = test::f64({0, 1}, {1, 1, 2, 1});

@@ -47,7 +47,7 @@ double frobenius(const Matrix& a) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("a padded item's outputs and final state equal running it alone; padded steps output 0", "[unit]",
+TEMPLATE_TEST_CASE("a padded item's outputs and final state equal running it alone, padded steps output 0", "[unit]",
                    RNN, GRU, LSTM) {
     Rng rng(11);
     TestType layer(options_for(2, true), rng);

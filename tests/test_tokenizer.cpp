@@ -20,13 +20,13 @@ TEST_CASE("the special tokens sit at fixed ids in every vocabulary", "[unit]") {
     }
 }
 
-TEST_CASE("char tokens are UTF-8 code points; a malformed byte is a token of its own", "[unit]") {
+TEST_CASE("char tokens are UTF-8 code points, a malformed byte is a token of its own", "[unit]") {
     CHECK(split_chars("ab\n") == Tokens{"a", "b", "\n"});
     CHECK(split_chars("é!") == Tokens{"é", "!"});
     CHECK(split_chars(std::string("a\xC3")) == Tokens{"a", "\xC3"});
 }
 
-TEST_CASE("word tokens: words, single punctuation marks, newlines; joined apostrophes and hyphens", "[unit]") {
+TEST_CASE("word tokens: words, single punctuation marks, newlines, joined apostrophes and hyphens", "[unit]") {
     CHECK(split_words("Hi, you!") == Tokens{"Hi", ",", "you", "!"});
     CHECK(split_words("don't  jag-time\tend") == Tokens{"don't", "jag-time", "end"});
     CHECK(split_words("one\ntwo -- 'three'") == Tokens{"one", "\n", "two", "--", "'", "three", "'"});
@@ -73,7 +73,7 @@ TEST_CASE("word round trip on ordinary text", "[unit]") {
     for (const std::string& text : texts) CHECK(tokenizer.decode(tokenizer.encode(text)) == text);
 }
 
-TEST_CASE("decode stops at <eos> and skips <pad> and <bos>; unknown tokens map to <unk>", "[unit]") {
+TEST_CASE("decode stops at <eos> and skips <pad> and <bos>, unknown tokens map to <unk>", "[unit]") {
     const Tokenizer tokenizer = Tokenizer::build({"ab"}, "char");
     const int64_t a = tokenizer.id("a"), b = tokenizer.id("b");
     CHECK(tokenizer.decode({kBosId, a, kPadId, b, kEosId, a}) == "ab");

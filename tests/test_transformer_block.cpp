@@ -62,7 +62,7 @@ TEST_CASE("decoder block: gradient w.r.t. target, memory and every parameter, pr
     }, {test::random_tensor({2, 3, 4}, rng), test::random_tensor({2, 4, 4}, rng)});
 }
 
-TEST_CASE("post-LN ends in a layer norm; pre-LN keeps the residual stream open", "[unit]") {
+TEST_CASE("post-LN ends in a layer norm, pre-LN keeps the residual stream open", "[unit]") {
     Rng rng(37);
     const Tensor x = test::random_tensor({2, 3, 4}, rng);
     auto post = make_block<TransformerEncoderBlock>(small_block(false), 38);

@@ -1,5 +1,6 @@
 // `tapeformer reconstruct` (seq2seq: decode inputs, or test examples, and show them beside the
 // target) and `tapeformer generate` (language model: continue a prompt by sampling).
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -19,10 +20,18 @@ struct DecodeArguments {
     uint64_t seed = 1;
 };
 
+// Tokens to generate: --max-length, else the run's decode.max_length, capped where a transformer
+// runs out of positions (its decoder sees <bos>, any prompt, and every token generated so far).
+int64_t decode_length(const train::LoadedRun& run, const DecodeArguments& args, int64_t prompt_length) {
+    const int64_t requested = args.max_length > 0 ? args.max_length : run.config.decode.max_length;
+    if (run.config.model.type == "rnn_seq2seq") return requested;
+    return std::min(requested, run.config.model.max_length - prompt_length);
+}
+
 // Decodes one batch with greedy or beam search, as the run's decode section (or --beam) says.
 std::vector<std::vector<int64_t>> decode(train::LoadedRun& run, const ModelInput& input, const DecodeArguments& args) {
     train::DecodeOptions options;
-    options.max_length = args.max_length > 0 ? args.max_length : run.config.decode.max_length;
+    options.max_length = decode_length(run, args, 0);
     const int64_t beam = args.beam > 0 ? args.beam : run.config.decode.beam_size;
     if (beam <= 1) return train::greedy_decode(*run.model, input, options);
     return train::beam_search(*run.model, input, options, {beam, run.config.decode.length_penalty});
@@ -58,10 +67,10 @@ int run_reconstruct(const DecodeArguments& args) {
 int run_generate(const DecodeArguments& args) {
     train::LoadedRun run = train::load_run(args.run_dir);
     if (!run.dataset.is_lm()) throw ConfigError("generate: " + args.run_dir + " is a sequence-to-sequence model; use `tapeformer reconstruct`");
-    train::DecodeOptions options;
-    options.max_length = args.max_length > 0 ? args.max_length : run.config.decode.max_length;
-    Rng rng(args.seed);
     const std::vector<int64_t> prompt = run.dataset.tokenizer.encode(args.prompt);
+    train::DecodeOptions options;
+    options.max_length = decode_length(run, args, static_cast<int64_t>(prompt.size()));
+    Rng rng(args.seed);
     const auto generated = train::sample_continuation(*run.model, prompt, options, {args.temperature, args.top_k}, rng);
     std::vector<int64_t> all = prompt;
     all.insert(all.end(), generated.begin(), generated.end());

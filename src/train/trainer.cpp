@@ -58,6 +58,8 @@ private:
     void after_step(double loss, double grad_norm, double lr, int64_t tokens);
     void save(bool also_best);
     std::string last_good_checkpoint() const;
+    // "step N: <problem>; stopping. The last good checkpoint is … [Run with --check-numerics …]"
+    std::string stopping(const std::string& problem) const;
 
     const RunConfig& config_;
     TrainOptions options_;
@@ -128,19 +130,23 @@ double TrainingRun::train_step(const Batch& batch, double& grad_norm) {
     Tape& tape = Tape::current();
     tape.clear();
     model_->set_attention_temperature_scale(config_.train.temperature_curriculum.multiplier_at(progress_.step));
-    const Tensor logits = model_->forward(to_model_input(batch));  // (B, T, V)
-    const Tensor loss = cross_entropy(logits, batch.tgt_out, {kPadId, config_.train.label_smoothing});
-    const double value = loss.item();
-    if (!std::isfinite(value))
-        throw NonFiniteError("step " + std::to_string(progress_.step + 1) + ": the loss is " + std::to_string(value) +
-                             "; stopping. " + last_good_checkpoint() +
-                             (options_.check_numerics ? "" : " Run with --check-numerics to find the op and layer."));
-    tape.backward(loss);
-    grad_norm = clip_grad_norm(model_->parameters(), config_.optimizer.clip_grad_norm.value_or(INFINITY));
-    if (!std::isfinite(grad_norm))
-        throw NonFiniteError("step " + std::to_string(progress_.step + 1) + ": the gradient norm is " +
-                             std::to_string(grad_norm) + "; stopping. " + last_good_checkpoint());
-    return value;
+    try {
+        const Tensor logits = model_->forward(to_model_input(batch));  // (B, T, V)
+        const Tensor loss = cross_entropy(logits, batch.tgt_out, {kPadId, config_.train.label_smoothing});
+        const double value = loss.item();
+        if (!std::isfinite(value)) throw NonFiniteError(stopping("the loss is " + std::to_string(value)));
+        tape.backward(loss);
+        grad_norm = clip_grad_norm(model_->parameters(), config_.optimizer.clip_grad_norm.value_or(INFINITY));
+        if (!std::isfinite(grad_norm)) throw NonFiniteError(stopping("the gradient norm is " + std::to_string(grad_norm)));
+        return value;
+    } catch (const NumericsError& error) {  // --check-numerics: names the op and layer, not the step
+        throw NonFiniteError(stopping(error.what()));
+    }
+}
+
+std::string TrainingRun::stopping(const std::string& problem) const {
+    return "step " + std::to_string(progress_.step + 1) + ": " + problem + "; stopping. " + last_good_checkpoint() +
+           (options_.check_numerics ? "" : " Run with --check-numerics to find the op and layer.");
 }
 
 std::string TrainingRun::last_good_checkpoint() const {

@@ -16,9 +16,9 @@ public:
 };
 
 struct TrainOptions {
-    std::string run_dir;        // default: runs/<config name>
+    std::string run_dir{};      // default: runs/<config name>
     bool resume = false;        // continue the run in run_dir from its latest checkpoint
-    std::string init_weights;   // start from these weights (safetensors), optional
+    std::string init_weights{}; // start from these weights (safetensors), optional
     bool check_numerics = false;
     bool quiet = false;         // no progress output (tests)
 };

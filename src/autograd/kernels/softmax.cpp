@@ -24,9 +24,9 @@ void for_each_row(int64_t rows, int64_t cols, RowFn row_fn) {
 template <class T>
 void softmax_row(const T* x, T* y, int64_t cols, bool log_output) {
     T row_max = -std::numeric_limits<T>::infinity();
-    for (int64_t j = 0; j < cols; ++j) row_max = std::max(row_max, x[j]);
-    if (row_max == -std::numeric_limits<T>::infinity()) {  // fully masked row
-        for (int64_t j = 0; j < cols; ++j) y[j] = 0;
+    for (int64_t j = 0; j < cols; ++j) row_max = std::max(row_max, x[j]);  // skips NaN
+    if (row_max == -std::numeric_limits<T>::infinity()) {  // fully masked row, or NaN: keep the NaN
+        for (int64_t j = 0; j < cols; ++j) y[j] = std::isnan(x[j]) ? x[j] : 0;
         return;
     }
     T total = 0;

@@ -1,0 +1,101 @@
+// Temporary directories, the CLI as a child process (fork + exec, output to files), metrics.jsonl
+// and checkpoint readers for the trainer and CLI tests.
+#include "run_helpers.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "train/safetensors.h"
+
+namespace tf::test {
+
+TempDir::TempDir(const std::string& prefix) {
+    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+}
+
+TempDir::~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    REQUIRE(out.good());
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
+    const std::string binary = std::string(TF_BINARY_DIR) + "/tapeformer";
+    std::vector<char*> argv{const_cast<char*>(binary.c_str())};
+    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+    argv.push_back(nullptr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {  // only async-signal-safe calls until exec
+        const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    return child;
+}
+
+int wait_for_exit(pid_t child) {
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+CliResult run_cli(const std::vector<std::string>& args) {
+    TempDir output("tapeformer-cli");
+    const std::string out_path = output / "stdout", err_path = output / "stderr";
+    CliResult result;
+    result.exit_code = wait_for_exit(start_cli(args, out_path, err_path));
+    result.out = read_text(out_path);
+    result.err = read_text(err_path);
+    return result;
+}
+
+std::vector<std::pair<int64_t, double>> logged_losses(const std::string& metrics_path) {
+    std::ifstream in(metrics_path);
+    REQUIRE(in.good());
+    std::vector<std::pair<int64_t, double>> losses;
+    for (std::string line; std::getline(in, line);) {
+        const auto row = nlohmann::json::parse(line);
+        losses.emplace_back(row.at("step").get<int64_t>(), row.at("loss").get<double>());
+    }
+    return losses;
+}
+
+int64_t metrics_rows(const std::string& metrics_path) {
+    std::ifstream in(metrics_path);
+    int64_t rows = 0;
+    for (std::string line; std::getline(in, line);) rows += !line.empty() && line.back() == '}';
+    return rows;
+}
+
+std::map<std::string, std::vector<double>> tensor_values(const std::string& path) {
+    std::map<std::string, std::vector<double>> values;
+    for (const auto& [name, tensor] : train::read_safetensors(path).tensors) values.emplace(name, tensor.to_vector());
+    return values;
+}
+
+}  // namespace tf::test

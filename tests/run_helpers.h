@@ -1,0 +1,50 @@
+// Helpers for the tests that train whole runs and drive the tapeformer binary: temporary
+// directories, running the CLI as a child process, and reading what a run leaves behind.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "autograd/tensor.h"
+
+namespace tf::test {
+
+// A fresh, empty directory under the system temp directory, removed with its contents at the end.
+class TempDir {
+public:
+    explicit TempDir(const std::string& prefix = "tapeformer-test");
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+    std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+private:
+    std::string path_;
+};
+
+void write_text(const std::string& path, const std::string& text);
+std::string read_text(const std::string& path);  // "" when the file is not there
+
+// build/tapeformer with `args`, run to the end; stdout and stderr captured.
+struct CliResult {
+    int exit_code = -1;  // the exit status; 128 + signal when killed by one
+    std::string out, err;
+};
+CliResult run_cli(const std::vector<std::string>& args);
+
+// The same, started in the background with stdout and stderr going to files; wait_for_exit reaps it.
+pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path);
+int wait_for_exit(pid_t child);
+
+// (step, loss) of every metrics.jsonl row.
+std::vector<std::pair<int64_t, double>> logged_losses(const std::string& metrics_path);
+int64_t metrics_rows(const std::string& metrics_path);  // 0 when the file is not there yet
+
+// Every tensor of a safetensors file, as doubles (f32 values convert exactly).
+std::map<std::string, std::vector<double>> tensor_values(const std::string& path);
+
+}  // namespace tf::test

@@ -1,0 +1,147 @@
+// The CLI's promises about bad input, through the real binary: a bad config exits 2 and names the
+// JSON path and what was expected; a missing file, a directory that is not a run, or a broken
+// checkpoint exits 2 naming the file; a run directory that already holds a run is left untouched;
+// decoding an untrained model stops where its positions end instead of failing.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_helpers.h"
+
+using tf::test::CliResult;
+using tf::test::run_cli;
+using tf::test::TempDir;
+using Json = nlohmann::json;
+
+namespace {
+
+// A valid tiny run config; each table row breaks one thing in it.
+Json valid_config() {
+    return {{"name", "cli"},
+            {"seed", 1},
+            {"threads", 1},
+            {"model", {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1}, {"decoder_layers", 1},
+                       {"ffn_hidden", 16}, {"dropout", 0.1}, {"max_length", 16}}},
+            {"data", {{"source", "synthetic"}, {"task", "copy"}, {"num_symbols", 5}, {"min_length", 2}, {"max_length", 5},
+                      {"train_size", 32}, {"valid_size", 8}, {"test_size", 8}, {"batch_size", 8}}},
+            {"optimizer", {{"name", "adam"}, {"lr", 0.01}}},
+            {"train", {{"max_steps", 3}, {"log_every", 1}, {"eval_every", 0}}}};
+}
+
+struct BadConfig {
+    std::string what;
+    std::string text;                    // the config file
+    std::vector<std::string> overrides;  // --set arguments
+    std::vector<std::string> expected;   // substrings of stderr
+};
+
+std::string with(const std::string& pointer, const Json& value) {
+    Json config = valid_config();
+    config[Json::json_pointer(pointer)] = value;
+    return config.dump();
+}
+
+std::vector<BadConfig> bad_configs() {
+    Json no_heads = valid_config();
+    no_heads["model"].erase("heads");
+    no_heads["model"]["haeds"] = 2;
+    std::string duplicate = valid_config().dump();
+    duplicate.replace(duplicate.find("\"seed\":1"), 8, "\"seed\":1,\"seed\":2");
+    const std::string valid = valid_config().dump();
+    return {
+        {"unknown key", no_heads.dump(), {}, {"model.haeds", "unknown key", "did you mean 'heads'"}},
+        {"1.5 for an integer", with("/model/heads", 1.5), {}, {"model.heads", "expected an integer", "1.5"}},
+        {"-3 for a count", with("/data/batch_size", -3), {}, {"data.batch_size", "expected an integer", "-3"}},
+        {"out of range", with("/model/dropout", 1.5), {}, {"model.dropout", "expected a number in [0,", "1.5"}},
+        {"duplicate key", duplicate, {}, {"seed", "duplicate key"}},
+        {"d_model not divisible by heads", with("/model/d_model", 9), {}, {"model.d_model", "not divisible by heads"}},
+        {"missing data file",
+         with("/data", Json{{"source", "text"}, {"path", "/nonexistent/corpus.txt"}, {"task", "autoencode"}}),
+         {},
+         {"data.path", "/nonexistent/corpus.txt", "not found"}},
+        {"wrong type", with("/model/norm_first", "yes"), {}, {"model.norm_first", "expected true or false", "\"yes\""}},
+        {"unknown model type", with("/model/type", "transformr"), {},
+         {"model.type", "\"transformer\", \"lm\", \"rnn_seq2seq\"", "did you mean \"transformer\""}},
+        {"a --set into a missing section", valid, {"modle.heads=4"}, {"--set modle.heads", "no section 'modle'"}},
+        {"a --set of a misspelt key", valid, {"model.haeds=4"}, {"model.haeds", "did you mean 'heads'"}},
+        {"not JSON", "{\"name\": \"cli\",", {}, {"config.json:1:"}},
+    };
+}
+
+void require_stderr_contains(const CliResult& result, const std::vector<std::string>& expected) {
+    INFO("stderr: " << result.err);
+    CHECK(result.exit_code == 2);
+    for (const auto& part : expected) CHECK_THAT(result.err, Catch::Contains(part));
+}
+
+// Every file under `root` with its bytes and modification time.
+std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> snapshot(const std::string& root) {
+    std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> files;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+        if (!entry.is_regular_file()) continue;
+        std::ifstream in(entry.path(), std::ios::binary);
+        files[entry.path().string()] = {std::string(std::istreambuf_iterator<char>(in), {}), entry.last_write_time()};
+    }
+    return files;
+}
+
+}  // namespace
+
+TEST_CASE("config check: every bad config exits 2 naming the JSON path and what was expected", "[integration]") {
+    TempDir dir;
+    const std::string path = dir / "config.json";
+    tf::test::write_text(path, valid_config().dump());
+    REQUIRE(run_cli({"config", "check", path}).exit_code == 0);
+    for (const BadConfig& bad : bad_configs()) {
+        INFO(bad.what);
+        tf::test::write_text(path, bad.text);
+        std::vector<std::string> args = {"config", "check", path};
+        for (const auto& assignment : bad.overrides) args.insert(args.end(), {"--set", assignment});
+        require_stderr_contains(run_cli(args), bad.expected);
+    }
+}
+
+TEST_CASE("train with a missing config file and eval of a directory that is not a run exit 2 naming the path",
+          "[integration]") {
+    TempDir dir;
+    require_stderr_contains(run_cli({"train", dir / "missing.json", "--run-dir", dir / "run"}),
+                            {dir / "missing.json", "cannot open"});
+    CHECK_FALSE(std::filesystem::exists(dir / "run"));
+    require_stderr_contains(run_cli({"eval", "--run", dir.path()}), {dir.path(), "not a run directory"});
+}
+
+TEST_CASE("a short run: a truncated or corrupt checkpoint exits 2 naming it, a second train leaves the run untouched",
+          "[integration]") {
+    TempDir dir;
+    const std::string config = dir / "config.json", run = dir / "run";
+    tf::test::write_text(config, valid_config().dump());
+    REQUIRE(run_cli({"train", config, "--run-dir", run, "--quiet"}).exit_code == 0);
+
+    SECTION("a second train into the same directory fails and changes nothing") {
+        const auto before = snapshot(run);
+        const CliResult again = run_cli({"train", config, "--run-dir", run, "--quiet"});
+        INFO("stderr: " << again.err);
+        CHECK(again.exit_code != 0);
+        CHECK_THAT(again.err, Catch::Contains("already holds a run") && Catch::Contains("--resume"));
+        CHECK(snapshot(run) == before);
+    }
+    SECTION("reconstruct with a model that never says <eos> stops where its positions end") {
+        for (const char* beam : {"1", "2"}) {
+            const CliResult shown = run_cli({"reconstruct", "--run", run, "--count", "2", "--beam", beam});
+            INFO("beam " << beam << ", stderr: " << shown.err);
+            CHECK(shown.exit_code == 0);
+            CHECK_THAT(shown.out, Catch::Contains("of 2 reconstructed exactly"));
+        }
+    }
+    SECTION("a truncated latest checkpoint: eval and resume name it") {
+        const std::string checkpoint = run + "/checkpoints/step-3.safetensors";
+        std::filesystem::resize_file(checkpoint, std::filesystem::file_size(checkpoint) / 2);
+        require_stderr_contains(run_cli({"eval", "--run", run, "--weights", "latest"}), {checkpoint});
+        require_stderr_contains(run_cli({"train", "--resume", run, "--set", "train.max_steps=5", "--quiet"}), {checkpoint});
+    }
+    SECTION("a best checkpoint whose header is garbage: eval names it") {
+        tf::test::write_text(run + "/best.safetensors", std::string("\x10\0\0\0\0\0\0\0{not json at all", 24));
+        require_stderr_contains(run_cli({"eval", "--run", run}), {run + "/best.safetensors"});
+    }
+}
