@@ -56,7 +56,7 @@ TEST_CASE("Linear, LayerNorm and FeedForward gradcheck over inputs and every par
     CHECK(checked.result.ok);
 }
 
-TEST_CASE("Embedding reads rows; the padding row stays zero and gets no gradient", "[unit]") {
+TEST_CASE("Embedding reads rows, the padding row stays zero and gets no gradient", "[unit]") {
     Rng rng(3);
     Embedding embedding(5, 3, 0, InitScheme{"normal", 1.0}, rng, DType::f64);
     const Tensor table = embedding.weight();
