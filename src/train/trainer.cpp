@@ -126,6 +126,9 @@ void TrainingRun::resume() {
     write_file_atomic(dir_.config(), config_.resolved.dump(2) + "\n");
 }
 
+// "NaN", "+inf" or "-inf" (std::to_string would print "-nan").
+std::string non_finite_text(double value) { return std::isnan(value) ? "NaN" : (value > 0 ? "+inf" : "-inf"); }
+
 double TrainingRun::train_step(const Batch& batch, double& grad_norm) {
     Tape& tape = Tape::current();
     tape.clear();
@@ -134,10 +137,10 @@ double TrainingRun::train_step(const Batch& batch, double& grad_norm) {
         const Tensor logits = model_->forward(to_model_input(batch));  // (B, T, V)
         const Tensor loss = cross_entropy(logits, batch.tgt_out, {kPadId, config_.train.label_smoothing});
         const double value = loss.item();
-        if (!std::isfinite(value)) throw NonFiniteError(stopping("the loss is " + std::to_string(value)));
+        if (!std::isfinite(value)) throw NonFiniteError(stopping("the loss is " + non_finite_text(value)));
         tape.backward(loss);
         grad_norm = clip_grad_norm(model_->parameters(), config_.optimizer.clip_grad_norm.value_or(INFINITY));
-        if (!std::isfinite(grad_norm)) throw NonFiniteError(stopping("the gradient norm is " + std::to_string(grad_norm)));
+        if (!std::isfinite(grad_norm)) throw NonFiniteError(stopping("the gradient norm is " + non_finite_text(grad_norm)));
         return value;
     } catch (const NumericsError& error) {  // --check-numerics: names the op and layer, not the step
         throw NonFiniteError(stopping(error.what()));
