@@ -4,6 +4,7 @@
 
 #include "analysis/gradient_probe.h"
 #include "autograd/ops.h"
+#include "models/transformer_models.h"
 
 using namespace tf;
 
@@ -104,4 +105,28 @@ TEST_CASE("mean_by_distance averages each band d = offset + i − j", "[unit]") 
     CHECK(seq2seq[1] == Approx(3.0));             // i = 0, j = 2
     CHECK(seq2seq[3] == Approx(5.0));             // the diagonal
     CHECK(seq2seq[5] == Approx(7.0));             // i = 2, j = 0
+}
+
+TEST_CASE("the dependency kernel of a causal transformer LM is exactly zero above the diagonal", "[unit]") {
+    TransformerOptions options;
+    options.d_model = 8;
+    options.heads = 2;
+    options.layers = 2;
+    options.ffn_hidden = 16;
+    options.dropout = 0.0;
+    options.norm_first = true;
+    ModelBuildContext build;
+    build.vocab_size = 7;
+    build.max_length = 16;
+    build.seed = 3;
+    DecoderLM model(options, build);
+    model.eval();
+    Rng rng(5);
+    const Matrix kernel = dependency_kernel(model, example_of_length(6), /*probes=*/3, rng);
+    for (int64_t i = 0; i < 6; ++i)
+        for (int64_t j = 0; j < 6; ++j) {
+            INFO("i = " << i << ", j = " << j);
+            if (j > i) CHECK(kernel[i][j] == 0.0);
+            else CHECK(kernel[i][j] > 0.0);
+        }
 }
