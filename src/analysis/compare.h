@@ -29,6 +29,12 @@ struct CompareConfig {
 
 CompareConfig load_compare_config(const std::string& path, const std::vector<std::string>& overrides);
 
+// SIGINT/SIGTERM stopped a training run (after it saved): run the comparison again to continue.
+class CompareInterrupted : public Error {
+public:
+    using Error::Error;
+};
+
 struct CompareOptions {
     std::string out_dir;   // default runs/<name>
     std::string command;   // how it was invoked, quoted in the report

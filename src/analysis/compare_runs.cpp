@@ -44,7 +44,9 @@ void train_or_reuse(const train::RunConfig& config, const std::string& dir, bool
         options.resume = true;
     }
     if (!quiet) std::cerr << "==> training " << config.name << " in " << dir << "\n";
-    train::train(config, options);
+    if (train::train(config, options).interrupted)
+        throw CompareInterrupted("stopped by a signal while training " + dir +
+                                 "; run the same command again to continue (finished runs are reused, this one resumes)");
 }
 
 // (step, value) pairs of one key from metrics.jsonl.

@@ -22,7 +22,11 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         options->command = "tapeformer compare " + *path;
         for (const auto& assignment : *overrides) options->command += " --set " + assignment;
         if (!options->out_dir.empty()) options->command += " --run-dir " + options->out_dir;
-        std::cout << "report: " << run_compare(load_compare_config(*path, *overrides), *options) << "\n";
+        try {
+            std::cout << "report: " << run_compare(load_compare_config(*path, *overrides), *options) << "\n";
+        } catch (const CompareInterrupted& stopped) {
+            std::cout << stopped.what() << "\n";
+        }
         exit_code = 0;
     });
 }
