@@ -20,8 +20,13 @@ tf_install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || return 1
 }
 
-# The poetry corpus is built from Debian's fortunes package, not committed (see data/README.md).
+# The poetry corpus (from Debian's fortunes package, see data/README.md) and the bench configs'
+# random tokens are generated, not committed.
 tf_prepare_data() {
+    if [ ! -f "$TF_ROOT/data/bench/random_lm.jsonl" ]; then
+        echo "==> writing the random-token data of configs/bench (data/bench/)"
+        python3 "$TF_ROOT/configs/bench/make_random_tokens.py" --out-dir "$TF_ROOT/data/bench" || return 1
+    fi
     [ -f "$TF_ROOT/data/poetry/poems.txt" ] && return 0
     echo "==> building the poetry corpus (data/poetry/poems.txt)"
     python3 "$TF_ROOT/data/build_poetry.py" || return 1

@@ -4,6 +4,7 @@
 #include "autograd/error.h"
 #include "layers/attention/fast_attention_layers.h"
 #include "layers/attention/multi_head_attention.h"
+#include "layers/examples/local_conv_mixer.h"
 #include "layers/recurrent/recurrent_layer.h"
 #include "layers/transformer_block.h"
 
@@ -38,6 +39,7 @@ void register_builtin_layers(LayerRegistry& registry) {
     registry.add("rnn", RNN::from_config);
     registry.add("gru", GRU::from_config);
     registry.add("lstm", LSTM::from_config);
+    registry.add("local_conv_mixer", LocalConvMixer::from_config);  // the worked example of docs/extending.md
 }
 
 const LayerRegistry& builtin_layers() {

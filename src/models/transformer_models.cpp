@@ -4,8 +4,20 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "layers/registry.h"
 
 namespace tf {
+
+namespace {
+
+// What a registry block of the language model is built with: the model width, its init and RNGs.
+LayerBuildContext block_build_context(const TransformerOptions& options, Rng& rng, std::shared_ptr<Rng> dropout_rng,
+                                      DType dtype) {
+    return {.width = options.d_model, .init_rng = &rng, .dropout_rng = std::move(dropout_rng),
+            .init = InitScheme{"xavier_uniform", 0.0}, .dtype = dtype};
+}
+
+}  // namespace
 
 TransformerBlockOptions TransformerOptions::block() const {
     TransformerBlockOptions options;
@@ -46,6 +58,12 @@ TransformerOptions read_transformer_options(config::JsonReader& section, bool la
     if (o.kv_heads != 0 && o.heads % o.kv_heads != 0)
         throw ConfigError(section.path_of("kv_heads") + ": heads (" + std::to_string(o.heads) + ") is not divisible by " +
                           std::to_string(o.kv_heads));
+    if (language_model && section.has("block")) {
+        o.custom_block = section.raw("block");
+        // Built once here, so `config check` reports a bad type or key with its path, not the trainer.
+        Rng probe_rng(0);
+        builtin_layers().create(o.custom_block, section.path_of("block"), block_build_context(o, probe_rng, nullptr, DType::f32));
+    }
     return o;
 }
 
@@ -151,8 +169,15 @@ DecoderLM::DecoderLM(const TransformerOptions& options, const ModelBuildContext&
     Rng rng(build.seed);
     const InitScheme init{"xavier_uniform", 0.0};
     embedding_ = register_module("embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
-    blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, false, options.block(), options.final_norm,
-                                                                           build.dropout_rng, init, rng, build.dtype));
+    if (options.custom_block.is_null()) {
+        blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, false, options.block(), options.final_norm,
+                                                                               build.dropout_rng, init, rng, build.dtype));
+    } else {
+        const LayerBuildContext context = block_build_context(options, rng, build.dropout_rng, build.dtype);
+        const auto make_block = [&] { return builtin_layers().create(options.custom_block, "model.block", context); };
+        blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, make_block, options.d_model,
+                                                                               options.final_norm, 1e-5, build.dtype));
+    }
     output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, true, init, rng, build.dtype));
 }
 

@@ -4,7 +4,7 @@
 //       y = E_tgt[tgt_in]·(√C if scaled) + PE,  h = Decoder(y, memory) (causal self-attention,
 //       cross-attention over memory),  logits = W_out h + b_out
 //   DecoderLM           decoder-only language model (W4): x = E[tgt_in] + P, h = causal blocks(x),
-//       logits = W_out LN(h) + b_out
+//       logits = W_out LN(h) + b_out; "block" may name any registered layer for the blocks
 // Exact parameter names and shapes: docs/models.md.
 #pragma once
 #include <memory>
@@ -31,6 +31,9 @@ struct TransformerOptions {
     bool final_norm = true;
     std::string positions = "sinusoidal";  // sinusoidal | learned
     bool scale_embeddings = true;          // multiply embeddings by √C before adding positions
+    // Language model only: the config's "block", a layer-registry entry ({"type": ..., its keys})
+    // built for every one of `layers` in place of the transformer block; null = the built-in block.
+    config::Json custom_block;
     TransformerBlockOptions block() const;
 };
 

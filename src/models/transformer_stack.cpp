@@ -8,13 +8,20 @@ void BlockList::add(std::shared_ptr<SequenceLayer> block) {
 }
 
 TransformerStack::TransformerStack(int64_t count, bool decoder, const TransformerBlockOptions& options, bool final_norm,
-                                   std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype) {
+                                   std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype)
+    : TransformerStack(
+          count,
+          [&]() -> std::shared_ptr<SequenceLayer> {
+              if (decoder) return std::make_shared<TransformerDecoderBlock>(options, dropout_rng, init, rng, dtype);
+              return std::make_shared<TransformerEncoderBlock>(options, dropout_rng, init, rng, dtype);
+          },
+          options.attention.d_model, final_norm, options.norm_eps, dtype) {}
+
+TransformerStack::TransformerStack(int64_t count, const BlockFactory& make_block, int64_t width, bool final_norm,
+                                   double norm_eps, DType dtype) {
     layers_ = register_module("layers", std::make_shared<BlockList>());
-    for (int64_t i = 0; i < count; ++i) {
-        if (decoder) layers_->add(std::make_shared<TransformerDecoderBlock>(options, dropout_rng, init, rng, dtype));
-        else layers_->add(std::make_shared<TransformerEncoderBlock>(options, dropout_rng, init, rng, dtype));
-    }
-    if (final_norm) norm_ = register_module("norm", std::make_shared<LayerNorm>(options.attention.d_model, options.norm_eps, dtype));
+    for (int64_t i = 0; i < count; ++i) layers_->add(make_block());
+    if (final_norm) norm_ = register_module("norm", std::make_shared<LayerNorm>(width, norm_eps, dtype));
 }
 
 Tensor TransformerStack::forward(const Tensor& x, const SequenceContext& context) const {

@@ -1,6 +1,7 @@
 // A stack of transformer blocks with an optional final LayerNorm — PyTorch's nn.TransformerEncoder /
 // nn.TransformerDecoder shape, so parameters are named layers.0.…, layers.1.…, norm.…
 #pragma once
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -21,9 +22,14 @@ private:
 
 class TransformerStack : public Module {
 public:
+    using BlockFactory = std::function<std::shared_ptr<SequenceLayer>()>;
     // `decoder` picks TransformerDecoderBlock (self + cross attention) over TransformerEncoderBlock.
     TransformerStack(int64_t count, bool decoder, const TransformerBlockOptions& options, bool final_norm,
                      std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype);
+    // `count` blocks from make_block (any (B, T, C) → (B, T, C) layer, e.g. one from the layer
+    // registry), then LayerNorm(width) if final_norm.
+    TransformerStack(int64_t count, const BlockFactory& make_block, int64_t width, bool final_norm, double norm_eps,
+                     DType dtype);
     Tensor forward(const Tensor& x, const SequenceContext& context) const;  // (B, T, C) → (B, T, C)
     // Every multi-head attention of the stack with its role: "self" or "cross", and its dotted name.
     std::vector<std::pair<std::string, MultiHeadAttention*>> attentions(const std::string& prefix) const;
