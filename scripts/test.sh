@@ -17,6 +17,10 @@ if [ "${1:-}" = "--sanitize" ]; then
     export ASAN_OPTIONS=detect_leaks=0
 fi
 
+# ctest runs two test programs at once on two cores: OpenMP threads must sleep, not spin, while
+# they wait for each other (see src/cli/main.cpp).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+
 tf_install_missing
 tf_prepare_data
 tf_build "$build_dir" "${cmake_args[@]}"

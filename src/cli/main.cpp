@@ -1,5 +1,8 @@
 // tapeformer: the command-line front door. Parses the subcommand with CLI11 and turns every
 // error into a one-line message and an exit code — never a crash or a signal.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 
 #include "autograd/error.h"
@@ -9,7 +12,20 @@
 #include "train/safetensors.h"
 #include "train/tokenizer.h"
 
+namespace {
+// OpenMP threads that spin while they wait (libgomp's default) make training 5–25× slower when
+// anything else runs on the machine — a build, a browser, a second test — while sleeping waits
+// cost a few percent on an idle one. libgomp reads the policy before main() runs, so set it and
+// start again; OMP_WAIT_POLICY=active in the environment keeps spinning.
+void prefer_sleeping_openmp_waits(char** argv) {
+    if (std::getenv("OMP_WAIT_POLICY")) return;
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    execv("/proc/self/exe", argv);  // only returns on failure: then carry on as we are
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+    prefer_sleeping_openmp_waits(argv);
     CLI::App app{"tapeformer: train and take apart attention models and their RNN baselines."};
     app.set_version_flag("--version", std::string("tapeformer ") + TF_VERSION);
     int threads = 0;
