@@ -112,7 +112,7 @@ TEST_CASE("a run started from weights holding a NaN stops at step 1 with exit 1"
     INFO("stderr: " << plain.err);
     CHECK(plain.exit_code == 1);
     CHECK(failed_step(plain.err) == 1);
-    CHECK_THAT(plain.err, Catch::Contains("nan") && Catch::Contains("No checkpoint was saved yet") &&
+    CHECK_THAT(plain.err, Catch::Contains("NaN") && Catch::Contains("No checkpoint was saved yet") &&
                               Catch::Contains("--check-numerics"));
 
     const CliResult checked = run_cli({"train", config, "--run-dir", dir / "b", "--init", dir / "poisoned.safetensors",
