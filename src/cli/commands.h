@@ -10,5 +10,6 @@ void add_train_command(CLI::App& app, int& exit_code);
 void add_eval_command(CLI::App& app, int& exit_code);
 void add_decode_commands(CLI::App& app, int& exit_code);  // reconstruct, generate
 void add_config_command(CLI::App& app, int& exit_code);
+void add_bench_command(CLI::App& app, int& exit_code);  // throughput vs the PyTorch workloads
 
 }  // namespace tf::cli
