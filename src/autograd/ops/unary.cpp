@@ -5,6 +5,7 @@
 
 #include "autograd/error.h"
 #include "autograd/kernels/elementwise.h"
+#include "autograd/kernels/vector_math.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 
@@ -43,7 +44,7 @@ Tensor pow(const Tensor& x, double exponent) {
 
 // ── tanh ──  y = tanh x        dx = dy ⊙ (1 − y²)
 Tensor tanh(const Tensor& x) {
-    Tensor y = kernels::map(x, [](auto v) { return std::tanh(v); });
+    Tensor y = kernels::map(x, [](auto v) { return std::tanh(v); }, [](auto v) { return kernels::vector_tanh(v); });
     return record("tanh", {x}, y, [y](const Tensor& dy) -> Grads {
         return {kernels::zip(dy, y, [](auto g, auto out) { return g * (1 - out * out); })};
     });
@@ -51,13 +52,14 @@ Tensor tanh(const Tensor& x) {
 
 // ── sigmoid ──  y = 1 / (1 + e⁻ˣ)    dx = dy ⊙ y(1 − y)
 Tensor sigmoid(const Tensor& x) {
-    Tensor y = kernels::map(x, [](auto v) {
+    const auto reference = [](auto v) {
         // Branch so that exp never overflows: for v < 0 use eᵛ / (1 + eᵛ).
         using T = decltype(v);
         if (v >= 0) return T(1) / (T(1) + std::exp(-v));
         const T e = std::exp(v);
         return e / (T(1) + e);
-    });
+    };
+    Tensor y = kernels::map(x, reference, [](auto v) { return kernels::vector_sigmoid(v); });
     return record("sigmoid", {x}, y, [y](const Tensor& dy) -> Grads {
         return {kernels::zip(dy, y, [](auto g, auto out) { return g * out * (1 - out); })};
     });
