@@ -42,3 +42,18 @@ TEST_CASE("vector_sigmoid: within 2 float ulps of the logistic function, no over
     CHECK(kernels::vector_sigmoid(200.0f) == 1.0f);
     CHECK(kernels::vector_sigmoid(-200.0f) == 0.0f);
 }
+
+TEST_CASE("vector_normal_cdf: the normal CDF within 2e-7, the left tail to a few ppm relative", "[unit]") {
+    const auto fast = [](float x) { return kernels::vector_normal_cdf(x); };
+    const auto exact = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+    double worst_absolute = 0;
+    for (float x = -12.0f; x <= 8.0f; x += 0.00731f) worst_absolute = std::max(worst_absolute, std::abs(fast(x) - exact(x)));
+    CHECK(worst_absolute < 2e-7);
+    // ½(1 + erf) in float loses the tail to cancellation (relative error 1e-3 at x = −4); erfc keeps it,
+    // up to the rounding of the exponent −x²/2 (relative error grows like x²·ε).
+    CHECK(worst_relative_error(fast, exact, -6.0f, 8.0f, 0.00731f) < 5e-6);
+    CHECK(worst_relative_error(fast, exact, -1.0f, 8.0f, 0.00731f) < 5e-7);
+    CHECK(kernels::vector_normal_cdf(0.0f) == Approx(0.5f).epsilon(1e-7));
+    CHECK(kernels::vector_normal_cdf(10.0f) == 1.0f);
+    CHECK(kernels::vector_normal_cdf(-std::numeric_limits<float>::infinity()) == 0.0f);
+}

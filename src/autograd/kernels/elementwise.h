@@ -107,9 +107,10 @@ void zip_fast(const T* a, const std::vector<int64_t>& a_strides, const T* b,
     }
 }
 
-// out = fn(a, b) elementwise, broadcasting a and b to a common shape. `op` names the caller in errors.
-template <class Fn>
-Tensor zip(const Tensor& a, const Tensor& b, Fn fn, const char* op = "zip") {
+// out = fn(a, b) elementwise, broadcasting a and b to a common shape; the reference path applies
+// reference_fn, the fast path fast_fn (the same function, vectorisable). `op` names the caller in errors.
+template <class ReferenceFn, class FastFn>
+Tensor zip(const Tensor& a, const Tensor& b, ReferenceFn reference_fn, FastFn fast_fn, const char* op) {
     if (a.dtype() != b.dtype())
         throw ValueError(std::string(op) + ": dtypes differ (" + dtype_name(a.dtype()) + " and " +
                          dtype_name(b.dtype()) + ")");
@@ -120,12 +121,18 @@ Tensor zip(const Tensor& a, const Tensor& b, Fn fn, const char* op = "zip") {
     dispatch(a.dtype(), [&](auto zero) {
         using T = decltype(zero);
         if (use_reference())
-            zip_reference(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape, fn);
+            zip_reference(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape, reference_fn);
         else
             zip_fast(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape,
-                     a.shape() == b.shape(), fn);
+                     a.shape() == b.shape(), fast_fn);
     });
     return out;
+}
+
+// out = fn(a, b) elementwise, broadcasting a and b to a common shape. `op` names the caller in errors.
+template <class Fn>
+Tensor zip(const Tensor& a, const Tensor& b, Fn fn, const char* op = "zip") {
+    return zip(a, b, fn, fn, op);
 }
 
 }  // namespace tf::kernels

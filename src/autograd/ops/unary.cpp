@@ -11,6 +11,10 @@
 
 namespace tf {
 
+namespace {
+constexpr double inv_sqrt_2pi = 0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2;  // 1/√(2π)
+}  // namespace
+
 // ── exp ──   y = eˣ            dx = dy ⊙ y
 Tensor exp(const Tensor& x) {
     Tensor y = kernels::map(x, [](auto v) { return std::exp(v); });
@@ -75,18 +79,17 @@ Tensor relu(const Tensor& x) {
 
 // ── gelu ──  y = x·Φ(x),  Φ(x) = ½(1 + erf(x/√2))
 //            dx = dy ⊙ (Φ(x) + x·φ(x)),  φ(x) = e^(−x²/2) / √(2π)
+// Φ and φ as the reference path computes them (libm) and as the fast path does (vectorisable).
 Tensor gelu(const Tensor& x) {
-    Tensor y = kernels::map(x, [](auto v) {
-        using T = decltype(v);
-        return v * T(0.5) * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
-    });
-    return record("gelu", {x}, y, [x](const Tensor& dy) -> Grads {
-        return {kernels::zip(dy, x, [](auto g, auto v) {
-            using T = decltype(v);
-            const T cdf = T(0.5) * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
-            const T pdf = std::exp(T(-0.5) * v * v) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
-            return g * (cdf + v * pdf);
-        })};
+    const auto cdf = [](auto v) { return decltype(v)(0.5) * (1 + std::erf(v * decltype(v)(std::numbers::sqrt2 / 2))); };
+    const auto pdf = [](auto v) { return std::exp(decltype(v)(-0.5) * v * v) * decltype(v)(inv_sqrt_2pi); };
+    const auto fast_cdf = [](auto v) { return kernels::vector_normal_cdf(v); };
+    const auto fast_pdf = [](auto v) { return kernels::vector_exp(decltype(v)(-0.5) * v * v) * decltype(v)(inv_sqrt_2pi); };
+    Tensor y = kernels::map(x, [cdf](auto v) { return v * cdf(v); }, [fast_cdf](auto v) { return v * fast_cdf(v); });
+    return record("gelu", {x}, y, [x, cdf, pdf, fast_cdf, fast_pdf](const Tensor& dy) -> Grads {
+        return {kernels::zip(
+            dy, x, [cdf, pdf](auto g, auto v) { return g * (cdf(v) + v * pdf(v)); },
+            [fast_cdf, fast_pdf](auto g, auto v) { return g * (fast_cdf(v) + v * fast_pdf(v)); }, "gelu")};
     });
 }
 
