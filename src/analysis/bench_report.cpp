@@ -73,6 +73,12 @@ std::string table_row(const TrainingThroughput& r) {
                   r.peak_bytes / kMiB, r.peak_bytes_above_start / kMiB);
 }
 
+std::string table_row(const DecodingThroughput& r) {
+    return format("greedy decoding D (%s, batch 1, source %ld, %ld tokens, no KV cache): %.1f ms (%.1f-%.1f) per "
+                  "sequence, %.0f tokens/s", r.workload.c_str(), long(r.source_length), long(r.generated),
+                  r.run.median * 1e3, r.run.min * 1e3, r.run.max * 1e3, r.tokens_per_second);
+}
+
 std::string scaling_table_header() { return format("%-8s %6s %10s %10s", "variant", "T", "ms", "peak MiB"); }
 
 std::string table_row(const ScalingMeasurement& r) {

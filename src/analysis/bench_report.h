@@ -18,6 +18,7 @@ nlohmann::json to_json(const ScalingMeasurement& result);
 
 std::string training_table_header();
 std::string table_row(const TrainingThroughput& result);
+std::string table_row(const DecodingThroughput& result);
 std::string scaling_table_header();
 std::string table_row(const ScalingMeasurement& result);
 

@@ -55,10 +55,8 @@ void run_training(const BenchArguments& args, const std::vector<analysis::Worklo
 
 void run_decoding(const BenchArguments& args, const analysis::Workload& workload) {
     const analysis::DecodingThroughput d = analysis::measure_decoding(workload, args.decode_tokens, args.decode_runs);
-    emit(args, analysis::to_json(d),
-         "\ngreedy decoding D (" + d.workload + ", batch 1, source " + std::to_string(d.source_length) + ", " +
-             std::to_string(d.generated) + " tokens, no KV cache): " + std::to_string(d.run.median * 1e3) +
-             " ms per sequence, " + std::to_string(d.tokens_per_second) + " tokens/s");
+    if (!args.json) std::cout << "\n";
+    emit(args, analysis::to_json(d), analysis::table_row(d));
 }
 
 void run_scaling(const BenchArguments& args) {
