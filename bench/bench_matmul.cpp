@@ -1,9 +1,9 @@
 // Matmul throughput: measures this machine's FP32 FMA peak, then GFLOP/s of the oneDNN and the
 // reference GEMM on square, projection and batched-attention shapes, as a table or JSON lines.
 // Usage: bench_matmul [--threads N] [--json] [--quick]
+#include "analysis/fma_peak.h"
 #include "autograd/kernels/gemm.h"
 
-#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -21,48 +21,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Peak = FMA lanes × 2 flops × FMAs per second, summed over threads. Each thread keeps 16
-// independent accumulator chains in registers: enough to cover FMA latency (4 cycles) on two ports.
-#ifdef __AVX512F__
-using Vec = __m512;
-constexpr int lanes = 16;
-Vec splat(float x) { return _mm512_set1_ps(x); }
-Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-float first_lane(Vec v) { return _mm512_cvtss_f32(v); }
-#else
-using Vec = __m256;
-constexpr int lanes = 8;
-Vec splat(float x) { return _mm256_set1_ps(x); }
-Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-float first_lane(Vec v) { return _mm256_cvtss_f32(v); }
-#endif
-
-volatile float fma_sink;   // the FMA results are stored here so the compiler cannot drop the loop
-
-double fma_peak_gflops() {
-    constexpr int chains = 16;
-    constexpr int64_t iterations = 50'000'000;
-    double best = 0;
-    for (int attempt = 0; attempt < 5; ++attempt) {
-        float sink = 0;
-        const auto start = std::chrono::steady_clock::now();
-#pragma omp parallel reduction(+ : sink)
-        {
-            Vec acc[chains];
-            for (int c = 0; c < chains; ++c) acc[c] = splat(float(c + omp_get_thread_num()));
-            const Vec scale = splat(0.999999f), shift = splat(1e-6f);   // acc stays near its start: no overflow
-            for (int64_t it = 0; it < iterations; ++it)
-#pragma GCC unroll 16   // fully unrolled, acc[] lives in 16 registers instead of on the stack
-                for (int c = 0; c < chains; ++c) acc[c] = fma(acc[c], scale, shift);
-            for (int c = 0; c < chains; ++c) sink += first_lane(acc[c]);
-        }
-        const double flops = 2.0 * lanes * chains * double(iterations) * omp_get_max_threads();
-        best = std::max(best, flops / seconds_since(start) / 1e9);
-        fma_sink = sink;
-    }
-    return best;
 }
 
 struct Case {
@@ -133,9 +91,9 @@ int main(int argc, char** argv) {
     // The reference loop runs single-threaded at well under 1 GFLOP/s: above 512³ one call takes seconds.
     const double reference_flop_limit = 2.0 * 512 * 512 * 512;
 
-    const double peak = fma_peak_gflops();
+    const double peak = tf::analysis::fma_peak_gflops();
     if (!json) {
-        std::printf("threads %d, FP32 FMA peak %.1f GFLOP/s (%d-lane FMA, all threads)\n\n", threads, peak, lanes);
+        std::printf("threads %d, FP32 FMA peak %.1f GFLOP/s (%d-lane FMA, all threads)\n\n", threads, peak, tf::analysis::fma_lanes());
         std::printf("%-10s %6s %6s %6s %6s  %-10s %9s %9s\n", "case", "batch", "m", "n", "k", "impl", "GFLOP/s",
                     "% peak");
     }

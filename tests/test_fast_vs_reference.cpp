@@ -63,6 +63,15 @@ TEST_CASE("fast path equals reference: broadcasting elementwise ops", "[unit]") 
                                   {random({n, 1024}), random({1, 1024}, 4)});
 }
 
+TEST_CASE("fast path equals reference: tanh, sigmoid, gelu over both branches of their fast forms", "[unit]") {
+    const int64_t n = GENERATE(1, 17, 65);
+    INFO("n = " << n);
+    const Tensor wide = random({n, 999}) * 7.0;  // |x| up to 7: past tanh's 0.625 switch, into gelu's tail
+    require_fast_equals_reference([](const auto& in) { return tanh(in[0]); }, {wide});
+    require_fast_equals_reference([](const auto& in) { return sigmoid(in[0]); }, {wide});
+    require_fast_equals_reference([](const auto& in) { return gelu(in[0]); }, {wide});
+}
+
 TEST_CASE("fast path equals reference: reductions", "[unit]") {
     const int64_t n = GENERATE(1, 3, 17, 65);
     INFO("n = " << n);

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "autograd/error.h"
-#include "autograd/flop_counter.h"
+#include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "helpers.h"
@@ -185,9 +185,9 @@ TEST_CASE("the matmul FLOP counter counts 2·M·N·K per product, backward inclu
     Tape::current().clear();
     Tensor a = Tensor::ones({2, 3, 4}, DType::f64).set_requires_grad();
     Tensor b = Tensor::ones({4, 5}, DType::f64).set_requires_grad();
-    reset_matmul_flops();
+    kernels::reset_gemm_flop_count();
     const Tensor c = matmul(a, b);
-    CHECK(matmul_flops() == 2 * 6 * 5 * 4);
+    CHECK(kernels::gemm_flop_count() == 2 * 6 * 5 * 4);
     Tape::current().backward(sum(c));
-    CHECK(matmul_flops() == 3 * (2 * 6 * 5 * 4));  // dA = dC·Bᵀ and dB = Aᵀ·dC cost as much again each
+    CHECK(kernels::gemm_flop_count() == 3 * (2 * 6 * 5 * 4));  // dA = dC·Bᵀ and dB = Aᵀ·dC cost as much again each
 }

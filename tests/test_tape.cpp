@@ -37,6 +37,29 @@ TEST_CASE("a tensor used twice receives the sum of both gradients", "[unit]") {
     test::require_values(x.grad(), {27});
 }
 
+TEST_CASE("gradients summed in place never leak into a tensor sharing the first gradient", "[unit]") {
+    Tape::current().clear();
+    // add hands the same dC to x and y first (recorded last); then x gets 3·r from x·3.
+    // L = Σ r ⊙ (x·3) + Σ (x + y)  →  dL/dx = 3r + 1,  dL/dy = 1
+    Tensor x = leaf({1, 2}, {2});
+    Tensor y = leaf({5, 7}, {2});
+    const Tensor r = test::f64({10, 20}, {2});
+    const Tensor tripled = x * 3.0;
+    Tape::current().backward(sum(r * tripled) + sum(x + y));
+    test::require_values(x.grad(), {31, 61});
+    test::require_values(y.grad(), {1, 1});
+}
+
+TEST_CASE("a gradient accumulated over many uses equals the sum of its parts", "[unit]") {
+    Tape::current().clear();
+    // L = Σ_k Σ (k+1)·x  over k = 0…9  →  dL/dx = 55, summed in place after the second use
+    Tensor x = leaf({1, -1, 2}, {3});
+    Tensor total = sum(x);
+    for (int k = 1; k < 10; ++k) total = total + sum(x * double(k + 1));
+    Tape::current().backward(total);
+    test::require_values(x.grad(), {55, 55, 55});
+}
+
 TEST_CASE("broadcast gradients are summed back to the input's shape", "[unit]") {
     Tape::current().clear();
     Tensor x = leaf({1, 2, 3, 4, 5, 6}, {2, 3});

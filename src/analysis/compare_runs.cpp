@@ -7,7 +7,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/report.h"
-#include "autograd/flop_counter.h"
+#include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "config/json_file.h"
@@ -81,11 +81,11 @@ double training_flops_per_token(train::LoadedRun& run) {
     const auto batches = train::evaluation_batches(run.dataset.train, run.config.data.batch_size, run.dataset.is_lm());
     if (batches.empty()) return NAN;
     Tape::current().clear();
-    reset_matmul_flops();
+    kernels::reset_gemm_flop_count();
     const Tensor logits = run.model->forward(train::to_model_input(batches[0]));
     Tape::current().backward(cross_entropy(logits, batches[0].tgt_out, {train::kPadId, 0.0}));
     run.model->zero_grad();
-    return static_cast<double>(matmul_flops()) / static_cast<double>(batches[0].tokens);
+    return static_cast<double>(kernels::gemm_flop_count()) / static_cast<double>(batches[0].tokens);
 }
 
 void measure_gradients(train::LoadedRun& run, const CompareConfig& compare, RunMeasurements& m) {

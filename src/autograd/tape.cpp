@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "autograd/error.h"
+#include "autograd/kernels/elementwise.h"
 #include "autograd/ops.h"
 
 namespace tf {
@@ -58,10 +59,13 @@ Tensor sum_to_shape(const Tensor& grad, const Shape& shape) {
 
 namespace {
 void accumulate(AutogradMeta& meta, const Tensor& grad) {
-    // Out of place on purpose: the incoming grad may be shared with another input's grad
-    // (add's backward hands dC to both inputs), so it must never be written into.
-    if (meta.grad) *meta.grad = add(*meta.grad, grad);
-    else meta.grad = std::make_shared<Tensor>(grad);
+    // The incoming grad may be shared with another input's grad (add's backward hands dC to both
+    // inputs), and a first grad is stored as is, so a stored grad is written into only when no
+    // other handle holds its data; otherwise the sum goes to a new tensor (then owned alone).
+    // A tensor read by many steps (an RNN's attention keys) so sums in place after its second grad.
+    if (!meta.grad) meta.grad = std::make_shared<Tensor>(grad);
+    else if (meta.grad->sole_owner()) kernels::add_into(*meta.grad, grad);
+    else *meta.grad = add(*meta.grad, grad);
 }
 }  // namespace
 

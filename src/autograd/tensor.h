@@ -70,6 +70,8 @@ public:
     Tensor to(DType dtype) const;  // a converted copy (or this tensor if already that dtype)
     Tensor clone() const;          // a deep copy of the data, with no autograd history
     bool shares_storage(const Tensor& other) const { return storage_ == other.storage_; }
+    // No other handle or view holds this data: writing into it changes no other tensor.
+    bool sole_owner() const { return storage_ && storage_.use_count() == 1; }
     // Same data, new shape with the same element count: no copy.
     Tensor view(const Shape& shape) const;
 

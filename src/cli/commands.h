@@ -12,5 +12,6 @@ void add_decode_commands(CLI::App& app, int& exit_code);  // reconstruct, genera
 void add_config_command(CLI::App& app, int& exit_code);
 void add_analyze_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
+void add_bench_command(CLI::App& app, int& exit_code);  // throughput vs the PyTorch workloads
 
 }  // namespace tf::cli

@@ -9,9 +9,10 @@
 
 namespace tf::kernels {
 
-// out[i] = fn(x[i])
-template <class Fn>
-Tensor map(const Tensor& x, Fn fn) {
+// out[i] = fn(x[i]); the reference path applies reference_fn, the fast path fast_fn (the same
+// function, written so the loop vectorises: see vector_math.h).
+template <class ReferenceFn, class FastFn>
+Tensor map(const Tensor& x, ReferenceFn reference_fn, FastFn fast_fn) {
     Tensor out(x.shape(), x.dtype());
     dispatch(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
@@ -19,13 +20,19 @@ Tensor map(const Tensor& x, Fn fn) {
         T* result = out.data<T>();
         const int64_t n = x.numel();
         if (use_reference()) {
-            for (int64_t i = 0; i < n; ++i) result[i] = static_cast<T>(fn(in[i]));
+            for (int64_t i = 0; i < n; ++i) result[i] = static_cast<T>(reference_fn(in[i]));
         } else {
 #pragma omp parallel for if (n > kParallelGrain) schedule(static)
-            for (int64_t i = 0; i < n; ++i) result[i] = static_cast<T>(fn(in[i]));
+            for (int64_t i = 0; i < n; ++i) result[i] = static_cast<T>(fast_fn(in[i]));
         }
     });
     return out;
+}
+
+// out[i] = fn(x[i])
+template <class Fn>
+Tensor map(const Tensor& x, Fn fn) {
+    return map(x, fn, fn);
 }
 
 // Strides for reading `shape` as if it had `out_shape` (right-aligned): 0 on broadcast dimensions.
@@ -56,6 +63,21 @@ void zip_reference(const T* a, const std::vector<int64_t>& a_strides, const T* b
     }
 }
 
+// One output row: out[c] = fn(a[c·a_stride], b[c·b_stride]), each stride 0 (broadcast) or 1. A
+// loop per stride pair, because the vectoriser cannot use a stride it only knows at run time.
+template <class T, class Fn>
+void zip_row(const T* a, int64_t a_stride, const T* b, int64_t b_stride, T* out, int64_t cols, Fn fn) {
+    if (a_stride == 1 && b_stride == 1) {
+        for (int64_t c = 0; c < cols; ++c) out[c] = static_cast<T>(fn(a[c], b[c]));
+    } else if (a_stride == 1) {
+        for (int64_t c = 0; c < cols; ++c) out[c] = static_cast<T>(fn(a[c], b[0]));
+    } else if (b_stride == 1) {
+        for (int64_t c = 0; c < cols; ++c) out[c] = static_cast<T>(fn(a[0], b[c]));
+    } else {
+        for (int64_t c = 0; c < cols; ++c) out[c] = static_cast<T>(fn(a[0], b[0]));
+    }
+}
+
 // Fast: a flat loop when shapes match; otherwise rows of the last dimension, where the inner
 // loop reads with a fixed stride (0 or 1) and vectorises, and rows go to threads.
 template <class T, class Fn>
@@ -81,17 +103,14 @@ void zip_fast(const T* a, const std::vector<int64_t>& a_strides, const T* b,
             a_offset += index * a_strides[axis];
             b_offset += index * b_strides[axis];
         }
-        const T* a_row = a + a_offset;
-        const T* b_row = b + b_offset;
-        T* out_row = out + row * cols;
-        for (int64_t col = 0; col < cols; ++col)
-            out_row[col] = static_cast<T>(fn(a_row[col * a_col_stride], b_row[col * b_col_stride]));
+        zip_row(a + a_offset, a_col_stride, b + b_offset, b_col_stride, out + row * cols, cols, fn);
     }
 }
 
-// out = fn(a, b) elementwise, broadcasting a and b to a common shape. `op` names the caller in errors.
-template <class Fn>
-Tensor zip(const Tensor& a, const Tensor& b, Fn fn, const char* op = "zip") {
+// out = fn(a, b) elementwise, broadcasting a and b to a common shape; the reference path applies
+// reference_fn, the fast path fast_fn (the same function, vectorisable). `op` names the caller in errors.
+template <class ReferenceFn, class FastFn>
+Tensor zip(const Tensor& a, const Tensor& b, ReferenceFn reference_fn, FastFn fast_fn, const char* op) {
     if (a.dtype() != b.dtype())
         throw ValueError(std::string(op) + ": dtypes differ (" + dtype_name(a.dtype()) + " and " +
                          dtype_name(b.dtype()) + ")");
@@ -102,17 +121,38 @@ Tensor zip(const Tensor& a, const Tensor& b, Fn fn, const char* op = "zip") {
     dispatch(a.dtype(), [&](auto zero) {
         using T = decltype(zero);
         if (use_reference())
-            zip_reference(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape, fn);
+            zip_reference(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape, reference_fn);
         else
             zip_fast(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape,
-                     a.shape() == b.shape(), fn);
+                     a.shape() == b.shape(), fast_fn);
     });
     return out;
+}
+
+// out = fn(a, b) elementwise, broadcasting a and b to a common shape. `op` names the caller in errors.
+template <class Fn>
+Tensor zip(const Tensor& a, const Tensor& b, Fn fn, const char* op = "zip") {
+    return zip(a, b, fn, fn, op);
 }
 
 }  // namespace tf::kernels
 
 namespace tf::kernels {
+
+// acc += x in place (same shape and dtype): how the tape sums a gradient into one it owns alone.
+inline void add_into(Tensor& acc, const Tensor& x) {
+    if (acc.shape() != x.shape() || acc.dtype() != x.dtype())
+        throw ShapeError("add_into: " + to_string(acc.shape()) + " " + dtype_name(acc.dtype()) + " += " +
+                         to_string(x.shape()) + " " + dtype_name(x.dtype()));
+    dispatch(acc.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        T* out = acc.data<T>();
+        const T* in = x.data<T>();
+        const int64_t n = acc.numel();
+#pragma omp parallel for if (!use_reference() && n > kParallelGrain) schedule(static)
+        for (int64_t i = 0; i < n; ++i) out[i] += in[i];
+    });
+}
 
 // Repeats x along its broadcast (size-1 or missing leading) dimensions to fill `shape`.
 inline Tensor expand(const Tensor& x, const Shape& shape) {

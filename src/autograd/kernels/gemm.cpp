@@ -9,6 +9,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -18,6 +19,13 @@
 
 namespace tf::kernels {
 namespace {
+
+std::atomic<int64_t> g_gemm_flops{0};
+
+// Relaxed: a counter read after the work, never used to order memory.
+void count_flops(const GemmShape& s) {
+    g_gemm_flops.fetch_add(2 * s.batch * s.M * s.N * s.K, std::memory_order_relaxed);
+}
 
 // "matmul: batch 128 of op(A) 64x32 · op(B)ᵀ 32x64 (batch strides a=2048 b=2048 c=4096)"
 std::string describe(const GemmShape& s) {
@@ -173,8 +181,14 @@ const CachedMatmul& cached_matmul(const GemmShape& s) {
 
 }  // namespace
 
-void gemm_reference(const float* A, const float* B, float* C, const GemmShape& s) { reference_loop(A, B, C, s); }
-void gemm_reference(const double* A, const double* B, double* C, const GemmShape& s) { reference_loop(A, B, C, s); }
+void gemm_reference(const float* A, const float* B, float* C, const GemmShape& s) {
+    count_flops(s);
+    reference_loop(A, B, C, s);
+}
+void gemm_reference(const double* A, const double* B, double* C, const GemmShape& s) {
+    count_flops(s);
+    reference_loop(A, B, C, s);
+}
 
 void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
     check_shape(s);
@@ -200,6 +214,7 @@ void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
 // oneDNN's barriers for much of each call. Handing each thread its own slice of the batch, which it
 // runs alone (oneDNN runs single-threaded inside a parallel region), removes the barriers.
 void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
+    count_flops(s);
     constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
     const int threads = omp_get_max_threads();
     if (threads < 2 || omp_in_parallel() || s.batch < 2 * threads || s.M * s.N * s.K > kSmallProduct) {
@@ -222,6 +237,12 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
     }
     if (failure) std::rethrow_exception(failure);
 }
-void gemm(const double* A, const double* B, double* C, const GemmShape& s) { f64_loop(A, B, C, s); }
+void gemm(const double* A, const double* B, double* C, const GemmShape& s) {
+    count_flops(s);
+    f64_loop(A, B, C, s);
+}
+
+int64_t gemm_flop_count() { return g_gemm_flops.load(std::memory_order_relaxed); }
+void reset_gemm_flop_count() { g_gemm_flops.store(0, std::memory_order_relaxed); }
 
 }  // namespace tf::kernels

@@ -30,4 +30,9 @@ void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s);
 void gemm(const float* A, const float* B, float* C, const GemmShape& s);
 void gemm(const double* A, const double* B, double* C, const GemmShape& s);
 
+// FLOPs (2·batch·M·N·K) of every gemm and gemm_reference call since the last reset, summed over
+// threads: how a benchmark counts the matmul work of one training step.
+int64_t gemm_flop_count();
+void reset_gemm_flop_count();
+
 }  // namespace tf::kernels

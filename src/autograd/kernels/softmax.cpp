@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "autograd/kernels/mode.h"
+#include "autograd/kernels/vector_math.h"
 
 namespace tf::kernels {
 
@@ -20,7 +21,7 @@ void for_each_row(int64_t rows, int64_t cols, RowFn row_fn) {
 }
 
 // y_j = exp(x_j − m) / Σ_k exp(x_k − m), m = max_k x_k (subtracting m keeps exp from overflowing).
-// With log_output: y_j = x_j − m − log Σ_k exp(x_k − m).
+// With log_output: y_j = x_j − m − log Σ_k exp(x_k − m). The reference: what a student reads.
 template <class T>
 void softmax_row(const T* x, T* y, int64_t cols, bool log_output) {
     T row_max = -std::numeric_limits<T>::infinity();
@@ -40,11 +41,33 @@ void softmax_row(const T* x, T* y, int64_t cols, bool log_output) {
     }
 }
 
+// The same softmax, fast: each exp taken once (stored in y, then scaled) with the vectorisable
+// vector_exp, and the max written as a select (std::max stops GCC vectorising the loop).
+template <class T>
+void softmax_row_fast(const T* x, T* y, int64_t cols) {
+    T row_max = -std::numeric_limits<T>::infinity();
+    for (int64_t j = 0; j < cols; ++j) row_max = x[j] > row_max ? x[j] : row_max;
+    if (row_max == -std::numeric_limits<T>::infinity()) {  // fully masked row
+        for (int64_t j = 0; j < cols; ++j) y[j] = 0;
+        return;
+    }
+    T total = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+        y[j] = vector_exp(x[j] - row_max);
+        total += y[j];
+    }
+    const T inverse = T(1) / total;
+    for (int64_t j = 0; j < cols; ++j) y[j] *= inverse;
+}
+
 }  // namespace
 
 template <class T>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
-    for_each_row(rows, cols, [&](int64_t r) { softmax_row(x + r * cols, y + r * cols, cols, false); });
+    if (use_reference())
+        for_each_row(rows, cols, [&](int64_t r) { softmax_row(x + r * cols, y + r * cols, cols, false); });
+    else
+        for_each_row(rows, cols, [&](int64_t r) { softmax_row_fast(x + r * cols, y + r * cols, cols); });
 }
 
 template <class T>

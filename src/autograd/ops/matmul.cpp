@@ -1,6 +1,5 @@
 // Matrix multiply with batch broadcasting, on the gemm kernel (oneDNN for f32).
 #include "autograd/error.h"
-#include "autograd/flop_counter.h"
 #include "autograd/kernels/elementwise.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"
@@ -72,7 +71,6 @@ Tensor matmul_forward(const Tensor& a_in, const Tensor& b_in, const MatmulOption
     const Tensor a = expand_batch(a_in, plan.batch_shape);
     const Tensor b = expand_batch(b_in, plan.batch_shape);
     Tensor c(plan.out_shape, a.dtype());
-    add_matmul_flops(2 * plan.gemm.batch * plan.gemm.M * plan.gemm.N * plan.gemm.K);
     dispatch(a.dtype(), [&](auto zero) {
         using T = decltype(zero);
         if (kernels::use_reference()) kernels::gemm_reference(a.data<T>(), b.data<T>(), c.data<T>(), plan.gemm);

@@ -5,10 +5,15 @@
 
 #include "autograd/error.h"
 #include "autograd/kernels/elementwise.h"
+#include "autograd/kernels/vector_math.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 
 namespace tf {
+
+namespace {
+constexpr double inv_sqrt_2pi = 0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2;  // 1/√(2π)
+}  // namespace
 
 // ── exp ──   y = eˣ            dx = dy ⊙ y
 Tensor exp(const Tensor& x) {
@@ -43,7 +48,7 @@ Tensor pow(const Tensor& x, double exponent) {
 
 // ── tanh ──  y = tanh x        dx = dy ⊙ (1 − y²)
 Tensor tanh(const Tensor& x) {
-    Tensor y = kernels::map(x, [](auto v) { return std::tanh(v); });
+    Tensor y = kernels::map(x, [](auto v) { return std::tanh(v); }, [](auto v) { return kernels::vector_tanh(v); });
     return record("tanh", {x}, y, [y](const Tensor& dy) -> Grads {
         return {kernels::zip(dy, y, [](auto g, auto out) { return g * (1 - out * out); })};
     });
@@ -51,13 +56,14 @@ Tensor tanh(const Tensor& x) {
 
 // ── sigmoid ──  y = 1 / (1 + e⁻ˣ)    dx = dy ⊙ y(1 − y)
 Tensor sigmoid(const Tensor& x) {
-    Tensor y = kernels::map(x, [](auto v) {
+    const auto reference = [](auto v) {
         // Branch so that exp never overflows: for v < 0 use eᵛ / (1 + eᵛ).
         using T = decltype(v);
         if (v >= 0) return T(1) / (T(1) + std::exp(-v));
         const T e = std::exp(v);
         return e / (T(1) + e);
-    });
+    };
+    Tensor y = kernels::map(x, reference, [](auto v) { return kernels::vector_sigmoid(v); });
     return record("sigmoid", {x}, y, [y](const Tensor& dy) -> Grads {
         return {kernels::zip(dy, y, [](auto g, auto out) { return g * out * (1 - out); })};
     });
@@ -73,18 +79,17 @@ Tensor relu(const Tensor& x) {
 
 // ── gelu ──  y = x·Φ(x),  Φ(x) = ½(1 + erf(x/√2))
 //            dx = dy ⊙ (Φ(x) + x·φ(x)),  φ(x) = e^(−x²/2) / √(2π)
+// Φ and φ as the reference path computes them (libm) and as the fast path does (vectorisable).
 Tensor gelu(const Tensor& x) {
-    Tensor y = kernels::map(x, [](auto v) {
-        using T = decltype(v);
-        return v * T(0.5) * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
-    });
-    return record("gelu", {x}, y, [x](const Tensor& dy) -> Grads {
-        return {kernels::zip(dy, x, [](auto g, auto v) {
-            using T = decltype(v);
-            const T cdf = T(0.5) * (T(1) + std::erf(v * T(std::numbers::sqrt2 / 2)));
-            const T pdf = std::exp(T(-0.5) * v * v) * T(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
-            return g * (cdf + v * pdf);
-        })};
+    const auto cdf = [](auto v) { return decltype(v)(0.5) * (1 + std::erf(v * decltype(v)(std::numbers::sqrt2 / 2))); };
+    const auto pdf = [](auto v) { return std::exp(decltype(v)(-0.5) * v * v) * decltype(v)(inv_sqrt_2pi); };
+    const auto fast_cdf = [](auto v) { return kernels::vector_normal_cdf(v); };
+    const auto fast_pdf = [](auto v) { return kernels::vector_exp(decltype(v)(-0.5) * v * v) * decltype(v)(inv_sqrt_2pi); };
+    Tensor y = kernels::map(x, [cdf](auto v) { return v * cdf(v); }, [fast_cdf](auto v) { return v * fast_cdf(v); });
+    return record("gelu", {x}, y, [x, cdf, pdf, fast_cdf, fast_pdf](const Tensor& dy) -> Grads {
+        return {kernels::zip(
+            dy, x, [cdf, pdf](auto g, auto v) { return g * (cdf(v) + v * pdf(v)); },
+            [fast_cdf, fast_pdf](auto g, auto v) { return g * (fast_cdf(v) + v * fast_pdf(v)); }, "gelu")};
     });
 }
 

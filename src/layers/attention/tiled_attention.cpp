@@ -13,7 +13,7 @@
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
-#include "layers/attention/vector_exp.h"
+#include "autograd/kernels/vector_math.h"
 
 namespace tf {
 namespace {
@@ -121,7 +121,7 @@ void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m
         Real row_sum = 0;
 #pragma omp simd reduction(+ : row_sum)
         for (int64_t c = 0; c < t.cols; ++c) {
-            S_r[c] = vector_exp(S_r[c] - m_new);
+            S_r[c] = kernels::vector_exp(S_r[c] - m_new);
             row_sum += S_r[c];
         }
         ell[r] = alpha * ell[r] + row_sum;
@@ -192,7 +192,7 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
             continue;
         }
 #pragma omp simd
-        for (int64_t c = 0; c < t.cols; ++c) P_r[c] = vector_exp(P_r[c] - L_r);
+        for (int64_t c = 0; c < t.cols; ++c) P_r[c] = kernels::vector_exp(P_r[c] - L_r);
     }
     const int64_t q_offset = (t.bh * p.T + t.i0) * p.D, k_offset = (t.bh * p.S + t.j0) * p.D;
     const Real* dO_i = g.dO + q_offset;   // (rows, D)

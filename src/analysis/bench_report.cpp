@@ -1,0 +1,109 @@
+// Formatting benchmark results: JSON lines, table rows, and the scaling report files.
+#include "analysis/bench_report.h"
+
+#include <cstdio>
+#include <map>
+
+#include "analysis/svg.h"
+#include "util/files.h"
+
+namespace tf::analysis {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+nlohmann::json stats_json(const TimingStats& stats) {
+    return {{"median", stats.median}, {"min", stats.min}, {"max", stats.max}};
+}
+
+std::string format(const char* pattern, auto... values) {
+    char line[256];
+    std::snprintf(line, sizeof line, pattern, values...);
+    return line;
+}
+
+// One series per variant, x = T, y = what `value` reads.
+svg::LinePlot scaling_plot(const std::vector<ScalingMeasurement>& results, const std::string& title,
+                           const std::string& y_label, double (*value)(const ScalingMeasurement&)) {
+    svg::LinePlot plot{title, "sequence length T", y_label, {}, true};
+    std::map<std::string, svg::Series> by_variant;
+    for (const ScalingMeasurement& m : results) {
+        svg::Series& series = by_variant[m.variant];
+        series.name = m.variant;
+        series.x.push_back(double(m.T));
+        series.y.push_back(value(m));
+    }
+    for (const std::string& variant : scaling_variants())
+        if (by_variant.count(variant)) plot.series.push_back(by_variant[variant]);
+    return plot;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const TrainingThroughput& r) {
+    return {{"kind", "train"}, {"workload", r.workload}, {"batch", r.batch}, {"seq", r.length},
+            {"threads", r.threads}, {"params", r.parameters}, {"step_s", stats_json(r.step)},
+            {"tokens_per_s", r.tokens_per_second}, {"matmul_gflop_per_step", r.matmul_flops_per_step / 1e9},
+            {"matmul_gflops_at_median", r.matmul_gflops}, {"mfu", r.mfu}, {"peak_bytes", r.peak_bytes},
+            {"peak_bytes_above_start", r.peak_bytes_above_start}, {"loss_first", r.loss_first},
+            {"loss_last", r.loss_last}};
+}
+
+nlohmann::json to_json(const DecodingThroughput& r) {
+    return {{"kind", "decode"}, {"workload", r.workload}, {"mode", "greedy_decode_batch1"},
+            {"src_len", r.source_length}, {"gen_tokens", r.generated}, {"threads", r.threads},
+            {"step_s", stats_json(r.run)}, {"tokens_per_s", r.tokens_per_second}};
+}
+
+nlohmann::json to_json(const ScalingMeasurement& r) {
+    return {{"kind", "scaling"}, {"variant", r.variant}, {"T", r.T}, {"ms", r.ms}, {"peak_bytes", r.peak_bytes}};
+}
+
+std::string training_table_header() {
+    return format("%-8s %9s %9s %24s %10s %9s %6s %9s %9s", "workload", "B x T", "params", "step ms median (min-max)",
+                  "tokens/s", "GFLOP/st", "MFU", "peak MiB", "+step MiB");
+}
+
+std::string table_row(const TrainingThroughput& r) {
+    const std::string shape = std::to_string(r.batch) + "x" + std::to_string(r.length);
+    const std::string step = format("%.1f (%.1f-%.1f)", r.step.median * 1e3, r.step.min * 1e3, r.step.max * 1e3);
+    return format("%-8s %9s %9ld %24s %10.0f %9.2f %5.1f%% %9.1f %9.1f", r.workload.c_str(), shape.c_str(),
+                  long(r.parameters), step.c_str(), r.tokens_per_second, r.matmul_flops_per_step / 1e9, 100 * r.mfu,
+                  r.peak_bytes / kMiB, r.peak_bytes_above_start / kMiB);
+}
+
+std::string table_row(const DecodingThroughput& r) {
+    return format("greedy decoding D (%s, batch 1, source %ld, %ld tokens, no KV cache): %.1f ms (%.1f-%.1f) per "
+                  "sequence, %.0f tokens/s", r.workload.c_str(), long(r.source_length), long(r.generated),
+                  r.run.median * 1e3, r.run.min * 1e3, r.run.max * 1e3, r.tokens_per_second);
+}
+
+std::string scaling_table_header() { return format("%-8s %6s %10s %10s", "variant", "T", "ms", "peak MiB"); }
+
+std::string table_row(const ScalingMeasurement& r) {
+    return format("%-8s %6ld %10.2f %10.2f", r.variant.c_str(), long(r.T), r.ms, r.peak_bytes / kMiB);
+}
+
+std::vector<std::string> write_scaling_report(const std::string& dir, const std::vector<ScalingMeasurement>& results) {
+    make_directories(dir);
+    std::string csv = "variant,T,ms,peak_bytes\n";
+    nlohmann::json json = nlohmann::json::array();
+    for (const ScalingMeasurement& m : results) {
+        csv += m.variant + "," + std::to_string(m.T) + "," + format("%.4f", m.ms) + "," + std::to_string(m.peak_bytes) + "\n";
+        json.push_back(to_json(m));
+    }
+    const std::vector<std::string> paths{dir + "/scaling.csv", dir + "/scaling.json", dir + "/scaling_time.svg",
+                                         dir + "/scaling_memory.svg"};
+    write_file_atomic(paths[0], csv);
+    write_file_atomic(paths[1], json.dump(2) + "\n");
+    write_file_atomic(paths[2], svg::render(scaling_plot(results, "Causal attention vs RNN: forward + backward time",
+                                                         "ms (log)", [](const ScalingMeasurement& m) { return m.ms; })));
+    write_file_atomic(paths[3], svg::render(scaling_plot(results, "Peak tensor memory of one forward + backward",
+                                                         "MiB (log)", [](const ScalingMeasurement& m) {
+                                                             return double(m.peak_bytes) / kMiB;
+                                                         })));
+    return paths;
+}
+
+}  // namespace tf::analysis

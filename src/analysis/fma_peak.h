@@ -1,0 +1,20 @@
+// This machine's FP32 peak, measured: every OpenMP thread runs a loop of independent fused
+// multiply-adds held in registers (AVX-512, or AVX2 when built without it). The denominator of
+// "share of peak" figures (bench_matmul, `tapeformer bench`'s MFU).
+#pragma once
+#include <cstdint>
+
+namespace tf::analysis {
+
+struct FmaPeakOptions {
+    int64_t iterations = 50'000'000;  // FMA rounds per thread per attempt (~0.1 s at 3 GHz)
+    int attempts = 5;                 // the best attempt counts: a busy machine only slows one down
+};
+
+// Peak GFLOP/s = 2 flops · lanes · FMAs / second, summed over the current OpenMP thread count.
+double fma_peak_gflops(const FmaPeakOptions& options = {});
+
+// FP32 lanes of one FMA instruction in this build (16 with AVX-512, 8 with AVX2).
+int fma_lanes();
+
+}  // namespace tf::analysis

@@ -1,0 +1,66 @@
+// Training and decoding throughput of a model on random tokens, measured the way the PyTorch peer
+// (/work/shared/bench/torch_workloads.py) measures it: fixed batches, Adam lr 1e-3, warm-up steps,
+// then the median of N timed steps (forward + loss + backward + Adam). tokens/s = B·T / median.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/build.h"
+
+namespace tf::analysis {
+
+inline constexpr int64_t kBenchVocab = 96;  // the peer's vocabulary; ids 2…95 are drawn, 1 is <bos>
+
+// A model and the shape of its batches: B sequences of T tokens (W1–W3: source and target of T).
+struct Workload {
+    std::string name;
+    ModelConfig model;
+    int64_t batch = 32, length = 64;
+};
+
+// W1–W4 of /work/shared/bench/README.md, built from code (the same sizes as the peer's classes).
+std::vector<Workload> reference_workloads();
+// One of them by name ("W1" … "W4"); throws ValueError listing the names.
+Workload reference_workload(const std::string& name);
+
+struct TimingStats {
+    double median = 0, min = 0, max = 0;  // seconds
+};
+TimingStats timing_stats(std::vector<double> seconds);
+
+struct TrainingThroughput {
+    std::string workload;
+    int64_t batch = 0, length = 0, parameters = 0, threads = 0;
+    TimingStats step;                 // seconds per training step
+    double tokens_per_second = 0;     // B·T / step.median
+    double matmul_flops_per_step = 0; // every gemm the step ran, forward and backward
+    double matmul_gflops = 0;         // matmul_flops_per_step / step.median / 1e9
+    double mfu = 0;                   // matmul_gflops / peak GFLOP/s (0 when no peak is given)
+    int64_t peak_bytes = 0;           // tensor-memory high-water mark during the timed steps
+    int64_t peak_bytes_above_start = 0;  // the same, minus what was live before (weights, Adam state)
+    double loss_first = 0, loss_last = 0;
+};
+
+struct ThroughputOptions {
+    int warmup = 5, steps = 30;
+    double peak_gflops = 0;  // the machine's FP32 peak, for the MFU
+    uint64_t seed = 0;       // weights and batches
+};
+
+// Builds the model, 8 random batches, Adam; warms up, then times `steps` training steps.
+TrainingThroughput measure_training(const Workload& workload, const ThroughputOptions& options);
+
+struct DecodingThroughput {
+    std::string workload;
+    int64_t source_length = 0, generated = 0, threads = 0;
+    TimingStats run;                  // seconds per decoded sequence
+    double tokens_per_second = 0;     // generated / run.median
+};
+
+// Greedy decoding, batch 1 (benchmark D): encode a random source of `workload.length` tokens once,
+// then `generated` times run the decoder over the growing prefix and append the argmax (no early
+// stop at <eos>, as the peer). Two warm-up runs, then `runs` timed ones.
+DecodingThroughput measure_decoding(const Workload& workload, int64_t generated, int runs);
+
+}  // namespace tf::analysis

@@ -1,0 +1,116 @@
+// `tapeformer bench [--config FILE] [--workload W…] [--steps N] [--warmup N] [--json] [--out DIR]`:
+// training throughput (tokens/s, MFU, peak memory) of the reference workloads W1–W4 or of a run
+// config's model, greedy decoding D, and time/memory against sequence length (plots in --out).
+#include <algorithm>
+#include <iostream>
+
+#include "analysis/bench_report.h"
+#include "analysis/fma_peak.h"
+#include "autograd/kernels/mode.h"
+#include "cli/commands.h"
+#include "train/run_config.h"
+
+namespace tf::cli {
+
+namespace {
+
+struct BenchArguments {
+    std::string config_path, out = "runs/bench";
+    std::vector<std::string> workloads, only{"train", "decode", "scaling"};
+    std::vector<int64_t> lengths{256, 512, 1024, 2048, 4096};
+    int steps = 30, warmup = 5, decode_runs = 7, reps = 3;
+    int64_t decode_tokens = 64;
+    bool json = false;
+};
+
+bool wants(const BenchArguments& args, const std::string& part) {
+    return std::find(args.only.begin(), args.only.end(), part) != args.only.end();
+}
+
+// --config: its model section, random batches of its data.batch_size × data.max_length.
+std::vector<analysis::Workload> chosen_workloads(const BenchArguments& args) {
+    if (!args.config_path.empty()) {
+        const train::RunConfig config = train::load_run_config(args.config_path, {});
+        return {{config.name, config.model, config.data.batch_size, config.data.max_length}};
+    }
+    if (args.workloads.empty()) return analysis::reference_workloads();
+    std::vector<analysis::Workload> chosen;
+    for (const std::string& name : args.workloads) chosen.push_back(analysis::reference_workload(name));
+    return chosen;
+}
+
+void emit(const BenchArguments& args, const nlohmann::json& json, const std::string& row) {
+    std::cout << (args.json ? json.dump() : row) << std::endl;
+}
+
+void run_training(const BenchArguments& args, const std::vector<analysis::Workload>& workloads, double peak) {
+    if (!args.json) std::cout << "\ntraining steps (forward + backward + Adam), median of " << args.steps << " after "
+                              << args.warmup << " warm-up\n" << analysis::training_table_header() << "\n";
+    const analysis::ThroughputOptions options{args.warmup, args.steps, peak, 0};
+    for (const analysis::Workload& workload : workloads) {
+        const analysis::TrainingThroughput result = analysis::measure_training(workload, options);
+        emit(args, analysis::to_json(result), analysis::table_row(result));
+    }
+}
+
+void run_decoding(const BenchArguments& args, const analysis::Workload& workload) {
+    const analysis::DecodingThroughput d = analysis::measure_decoding(workload, args.decode_tokens, args.decode_runs);
+    if (!args.json) std::cout << "\n";
+    emit(args, analysis::to_json(d), analysis::table_row(d));
+}
+
+void run_scaling(const BenchArguments& args) {
+    if (!args.json) std::cout << "\ncausal attention vs RNN, forward + backward, batch 1, 4 heads × 64 (RNN 256 wide)\n"
+                              << analysis::scaling_table_header() << "\n";
+    analysis::ScalingOptions options;
+    options.reps = args.reps;
+    std::vector<analysis::ScalingMeasurement> results;
+    for (const int64_t T : args.lengths)
+        for (const std::string& variant : analysis::scaling_variants()) {
+            results.push_back(analysis::measure_scaling(variant, T, options));
+            emit(args, analysis::to_json(results.back()), analysis::table_row(results.back()));
+        }
+    const std::vector<std::string> paths = analysis::write_scaling_report(args.out, results);
+    if (!args.json) std::cout << "wrote " << paths[0] << ", " << paths[1] << ", " << paths[2] << ", " << paths[3] << "\n";
+}
+
+int run_bench(const BenchArguments& args) {
+    const std::vector<analysis::Workload> workloads = chosen_workloads(args);
+    const double peak = analysis::fma_peak_gflops();
+    emit(args, {{"kind", "peak"}, {"threads", kernels::num_threads()}, {"fp32_fma_peak_gflops", peak}},
+         "threads " + std::to_string(kernels::num_threads()) + ", FP32 FMA peak " + std::to_string(peak) + " GFLOP/s");
+    if (wants(args, "train")) run_training(args, workloads, peak);
+    if (wants(args, "decode")) {
+        const bool reference = args.config_path.empty();
+        run_decoding(args, reference ? analysis::reference_workload("W1") : workloads.front());
+    }
+    if (wants(args, "scaling")) run_scaling(args);
+    return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+    auto args = std::make_shared<BenchArguments>();
+    auto* command = app.add_subcommand("bench", "Training/decoding throughput vs PyTorch's workloads; attention scaling.");
+    command->add_option("--config", args->config_path, "bench this run config's model (random batches of its data "
+                                                       "batch_size x max_length) instead of W1-W4");
+    command->add_option("--workload", args->workloads, "reference workloads to run (default: all)")
+        ->check(CLI::IsMember({"W1", "W2", "W3", "W4"}));
+    command->add_option("--steps", args->steps, "timed training steps")->check(CLI::PositiveNumber);
+    command->add_option("--warmup", args->warmup, "untimed training steps first")->check(CLI::NonNegativeNumber);
+    command->add_option("--decode-runs", args->decode_runs, "timed greedy decodings")->check(CLI::PositiveNumber);
+    command->add_option("--decode-tokens", args->decode_tokens, "tokens per greedy decoding")->check(CLI::PositiveNumber);
+    command->add_option("--lengths", args->lengths, "sequence lengths for the scaling part")->check(CLI::PositiveNumber);
+    command->add_option("--reps", args->reps, "timed calls per scaling point")->check(CLI::PositiveNumber);
+    command->add_option("--only", args->only, "parts to run: train, decode, scaling (default: all)")
+        ->check(CLI::IsMember({"train", "decode", "scaling"}));
+    command->add_option("--out", args->out, "directory for the scaling CSV/JSON/SVG (default runs/bench)");
+    command->add_flag("--json", args->json, "one JSON object per line per workload/case");
+    command->footer("Examples:\n  tapeformer --threads 2 bench\n  tapeformer bench --workload W1 --only train --json\n"
+                    "  tapeformer bench --config configs/copy_transformer.json --only train\n"
+                    "  tapeformer bench --only scaling --lengths 256 1024 4096 --out runs/bench");
+    command->callback([args, &exit_code] { exit_code = run_bench(*args); });
+}
+
+}  // namespace tf::cli

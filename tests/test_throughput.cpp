@@ -1,0 +1,124 @@
+// The benchmark library behind `tapeformer bench`: the gemm FLOP counter, the reference workloads
+// against the PyTorch peer's models, the timed loops' bookkeeping, and the scaling report files.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "analysis/bench_report.h"
+#include "autograd/kernels/gemm.h"
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+#include "util/files.h"
+#include "xml_check.h"
+
+using namespace tf;
+
+namespace {
+
+int64_t parameter_count(const analysis::Workload& workload) {
+    ModelBuildContext build;
+    build.vocab_size = analysis::kBenchVocab;
+    build.dropout_rng = std::make_shared<Rng>(0);
+    int64_t count = 0;
+    for (const Tensor& p : build_model(workload.model, build)->parameters()) count += p.numel();
+    return count;
+}
+
+// A transformer small enough to train a few steps in milliseconds.
+analysis::Workload tiny_workload(bool language_model) {
+    analysis::Workload workload = analysis::reference_workload(language_model ? "W4" : "W1");
+    workload.model.transformer.d_model = 16;
+    workload.model.transformer.ffn_hidden = 32;
+    workload.batch = 3, workload.length = 7;
+    return workload;
+}
+
+}  // namespace
+
+TEST_CASE("the gemm FLOP counter adds 2·M·N·K per multiply, forward and backward", "[unit]") {
+    Rng rng(3);
+    Tensor a = Tensor::uniform({3, 4}, -1, 1, rng).set_requires_grad();
+    Tensor b = Tensor::uniform({4, 5}, -1, 1, rng).set_requires_grad();
+    Tape::current().clear();
+    kernels::reset_gemm_flop_count();
+    const Tensor c = matmul(a, b);
+    CHECK(kernels::gemm_flop_count() == 2 * 3 * 5 * 4);
+    Tape::current().backward(sum(c));
+    CHECK(kernels::gemm_flop_count() == 3 * (2 * 3 * 5 * 4));  // dA = dC·Bᵀ and dB = Aᵀ·dC: the same work each
+}
+
+TEST_CASE("W1-W4 have exactly the parameter counts of the PyTorch peer's models", "[unit]") {
+    // torch_workloads.py prints "params": TransformerAE 963168, BahdanauGRU 358368, VanillaRNN 103008, GPT 834400.
+    CHECK(parameter_count(analysis::reference_workload("W1")) == 963168);
+    CHECK(parameter_count(analysis::reference_workload("W2")) == 358368);
+    CHECK(parameter_count(analysis::reference_workload("W3")) == 103008);
+    CHECK(parameter_count(analysis::reference_workload("W4")) == 834400);
+    CHECK_THROWS_AS(analysis::reference_workload("W9"), ValueError);
+}
+
+TEST_CASE("measure_training: tokens/s, FLOPs and memory fit together, and the loss falls", "[integration]") {
+    for (const bool language_model : {false, true}) {
+        INFO("language model: " << language_model);
+        analysis::ThroughputOptions options;
+        options.warmup = 1, options.steps = 6, options.peak_gflops = 100;
+        const analysis::TrainingThroughput r = analysis::measure_training(tiny_workload(language_model), options);
+        CHECK(r.step.min <= r.step.median);
+        CHECK(r.step.median <= r.step.max);
+        CHECK(r.tokens_per_second == Approx(3.0 * 7.0 / r.step.median));
+        CHECK(r.matmul_flops_per_step > 0);
+        CHECK(r.mfu == Approx(r.matmul_flops_per_step / r.step.median / 1e9 / 100));
+        CHECK(r.peak_bytes_above_start > 0);
+        CHECK(r.peak_bytes > r.peak_bytes_above_start);  // the weights and Adam state were live before
+        CHECK(r.loss_last < r.loss_first);               // Adam at lr 1e-3 on 8 fixed batches
+    }
+}
+
+TEST_CASE("measure_decoding: generated tokens per second of batch-1 greedy decoding", "[integration]") {
+    const analysis::DecodingThroughput d = analysis::measure_decoding(tiny_workload(false), 5, 3);
+    CHECK(d.generated == 5);
+    CHECK(d.source_length == 7);
+    CHECK(d.tokens_per_second == Approx(5.0 / d.run.median));
+}
+
+TEST_CASE("timing_stats: the median of an even count is the mean of the middle two", "[unit]") {
+    const analysis::TimingStats odd = analysis::timing_stats({3, 1, 2});
+    CHECK(odd.median == 2);
+    const analysis::TimingStats even = analysis::timing_stats({4, 1, 3, 2});
+    CHECK(even.median == 2.5);
+    CHECK(even.min == 1);
+    CHECK(even.max == 4);
+}
+
+TEST_CASE("scaling: the RNN's and tiled attention's memory grow linearly in T, plain attention's quadratically",
+          "[integration]") {
+    analysis::ScalingOptions options;
+    options.reps = 1;
+    const auto growth = [&](const std::string& variant) {
+        return double(analysis::measure_scaling(variant, 512, options).peak_bytes) /
+               double(analysis::measure_scaling(variant, 128, options).peak_bytes);
+    };
+    const double rnn = growth("rnn"), tiled = growth("tiled"), plain = growth("plain");
+    INFO("×4 in T: rnn ×" << rnn << ", tiled ×" << tiled << ", plain ×" << plain);
+    CHECK(rnn < 6);
+    CHECK(tiled < 6);
+    CHECK(plain > 10);
+    CHECK_THROWS_AS(analysis::measure_scaling("lstm", 8, options), ValueError);
+}
+
+TEST_CASE("write_scaling_report writes the CSV, the JSON and two well-formed SVG plots", "[unit]") {
+    const std::string dir = (std::filesystem::temp_directory_path() / "tf_test_scaling_report").string();
+    std::filesystem::remove_all(dir);
+    const std::vector<analysis::ScalingMeasurement> results{
+        {"rnn", 128, 2.5, 1000}, {"plain", 128, 1.5, 4000}, {"rnn", 256, 5.0, 2000}, {"plain", 256, 6.0, 16000}};
+    const std::vector<std::string> paths = analysis::write_scaling_report(dir, results);
+    REQUIRE(paths.size() == 4);
+    CHECK(read_file(paths[0]) == "variant,T,ms,peak_bytes\nrnn,128,2.5000,1000\nplain,128,1.5000,4000\n"
+                                 "rnn,256,5.0000,2000\nplain,256,6.0000,16000\n");
+    CHECK(nlohmann::json::parse(read_file(paths[1])).size() == 4);
+    for (const std::string& svg : {read_file(paths[2]), read_file(paths[3])}) {
+        CHECK(test::xml_problem(svg).empty());
+        CHECK(svg.find(">rnn<") != std::string::npos);
+        CHECK(svg.find(">plain<") != std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
+}
