@@ -47,8 +47,8 @@ template <class T>
 void softmax_row_fast(const T* x, T* y, int64_t cols) {
     T row_max = -std::numeric_limits<T>::infinity();
     for (int64_t j = 0; j < cols; ++j) row_max = x[j] > row_max ? x[j] : row_max;
-    if (row_max == -std::numeric_limits<T>::infinity()) {  // fully masked row
-        for (int64_t j = 0; j < cols; ++j) y[j] = 0;
+    if (row_max == -std::numeric_limits<T>::infinity()) {  // fully masked row, or NaN: keep the NaN
+        for (int64_t j = 0; j < cols; ++j) y[j] = std::isnan(x[j]) ? x[j] : 0;
         return;
     }
     T total = 0;
