@@ -97,12 +97,18 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                                                        "batch_size x max_length) instead of W1-W4");
     command->add_option("--workload", args->workloads, "reference workloads to run (default: all)")
         ->check(CLI::IsMember({"W1", "W2", "W3", "W4"}));
-    command->add_option("--steps", args->steps, "timed training steps")->check(CLI::PositiveNumber);
-    command->add_option("--warmup", args->warmup, "untimed training steps first")->check(CLI::NonNegativeNumber);
-    command->add_option("--decode-runs", args->decode_runs, "timed greedy decodings")->check(CLI::PositiveNumber);
-    command->add_option("--decode-tokens", args->decode_tokens, "tokens per greedy decoding")->check(CLI::PositiveNumber);
-    command->add_option("--lengths", args->lengths, "sequence lengths for the scaling part")->check(CLI::PositiveNumber);
-    command->add_option("--reps", args->reps, "timed calls per scaling point")->check(CLI::PositiveNumber);
+    command->add_option("--steps", args->steps, "timed training steps")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command->add_option("--warmup", args->warmup, "untimed training steps first")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    command->add_option("--decode-runs", args->decode_runs, "timed greedy decodings")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command->add_option("--decode-tokens", args->decode_tokens, "tokens per greedy decoding")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command->add_option("--lengths", args->lengths, "sequence lengths for the scaling part")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command->add_option("--reps", args->reps, "timed calls per scaling point")
+        ->capture_default_str()->check(CLI::PositiveNumber);
     command->add_option("--only", args->only, "parts to run: train, decode, scaling (default: all)")
         ->check(CLI::IsMember({"train", "decode", "scaling"}));
     command->add_option("--out", args->out, "directory for the scaling CSV/JSON/SVG (default runs/bench)");
