@@ -22,6 +22,11 @@ void prefer_sleeping_openmp_waits(char** argv) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv);  // only returns on failure: then carry on as we are
 }
+// A bad config, data file, checkpoint or argument value: exit 2. Anything else: exit 1.
+bool is_bad_input(const std::exception& error) {
+    return dynamic_cast<const tf::ConfigError*>(&error) || dynamic_cast<const tf::DataError*>(&error) ||
+           dynamic_cast<const tf::CheckpointError*>(&error) || dynamic_cast<const tf::ValueError*>(&error);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,21 +56,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& error) {
         app.exit(error);
         return 2;
-    } catch (const tf::ConfigError& error) {  // bad config, bad data file, bad checkpoint: exit 2
-        std::cerr << "error: " << error.what() << "\n";
-        return 2;
-    } catch (const tf::DataError& error) {
-        std::cerr << "error: " << error.what() << "\n";
-        return 2;
-    } catch (const tf::CheckpointError& error) {
-        std::cerr << "error: " << error.what() << "\n";
-        return 2;
-    } catch (const tf::ValueError& error) {
-        std::cerr << "error: " << error.what() << "\n";
-        return 2;
     } catch (const std::exception& error) {
         std::cerr << "error: " << error.what() << "\n";
-        return 1;
+        return is_bad_input(error) ? 2 : 1;
     }
     return exit_code;
 }
