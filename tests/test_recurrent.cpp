@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "recurrent_test_options.h"
 #include "autograd/ops.h"
 #include "helpers.h"
 #include "layers/recurrent/recurrent_layer.h"
@@ -20,16 +21,6 @@ void set_cell(RecurrentCell& cell, const std::vector<double>& w_ih, const std::v
     const auto rows = static_cast<int64_t>(w_ih.size());
     cell.load_state_dict({{"weight_ih", f64(w_ih, {rows, 1})}, {"weight_hh", f64(w_hh, {rows, 1})},
                           {"bias_ih", f64(b_ih, {rows})}, {"bias_hh", f64(b_hh, {rows})}});
-}
-
-RecurrentOptions small_options(int64_t num_layers, bool bidirectional) {
-    RecurrentOptions options;
-    options.input_size = 3;
-    options.hidden_size = 4;
-    options.num_layers = num_layers;
-    options.bidirectional = bidirectional;
-    options.dtype = DType::f64;
-    return options;
 }
 
 // Every output of a layer run in one flat tensor: outputs, then each final h (and c).
@@ -110,7 +101,7 @@ TEST_CASE("cell gradients match finite differences (input, state, every paramete
 TEMPLATE_TEST_CASE("2-layer bidirectional recurrent layer over a padded batch: gradients", "[gradcheck]", RNN, GRU,
                    LSTM) {
     Rng rng(5);
-    TestType layer(small_options(2, true), rng);
+    TestType layer(test::small_recurrent_options(2, true), rng);
     const Tensor x = Tensor::uniform({2, 3, 3}, -1, 1, rng, DType::f64);
     const Tensor h0 = Tensor::uniform({4, 2, 4}, -0.5, 0.5, rng, DType::f64);  // (layers·dirs, B, H)
     const Tensor c0 = Tensor::uniform({4, 2, 4}, -0.5, 0.5, rng, DType::f64);
@@ -130,7 +121,7 @@ TEMPLATE_TEST_CASE("2-layer bidirectional recurrent layer over a padded batch: g
 
 TEST_CASE("parameter names and shapes match PyTorch's nn.GRU / nn.LSTM / nn.RNNCell", "[unit]") {
     Rng rng(1);
-    const GRU gru(small_options(2, true), rng);
+    const GRU gru(test::small_recurrent_options(2, true), rng);
     std::vector<std::pair<std::string, Shape>> expected;
     for (const std::string layer : {"_l0", "_l1"}) {
         for (const std::string direction : {"", "_reverse"}) {
@@ -147,7 +138,7 @@ TEST_CASE("parameter names and shapes match PyTorch's nn.GRU / nn.LSTM / nn.RNNC
         CHECK(named[k].first == expected[k].first);
         CHECK(named[k].second.shape() == expected[k].second);
     }
-    const LSTM lstm(small_options(1, false), rng);
+    const LSTM lstm(test::small_recurrent_options(1, false), rng);
     REQUIRE(lstm.state_dict().at("weight_ih_l0").shape() == Shape{16, 3});
     REQUIRE(lstm.state_dict().at("weight_hh_l0").shape() == Shape{16, 4});
     const RNNCell cell(3, 4, RNNCell::Nonlinearity::tanh, std::nullopt, rng);
@@ -157,7 +148,7 @@ TEST_CASE("parameter names and shapes match PyTorch's nn.GRU / nn.LSTM / nn.RNNC
 
 TEST_CASE("recurrent init: U(−1/√H, 1/√H) by default, an InitScheme on request", "[unit]") {
     Rng rng(2);
-    RecurrentOptions options = small_options(1, false);
+    RecurrentOptions options = test::small_recurrent_options(1, false);
     options.hidden_size = 16;
     const LSTM pytorch_like(options, rng);
     double largest = 0;
@@ -173,7 +164,7 @@ TEST_CASE("recurrent init: U(−1/√H, 1/√H) by default, an InitScheme on req
 
 TEST_CASE("a decoder stepping the cell from the encoder's final state equals the unrolled layer", "[unit]") {
     Rng rng(4);
-    const RecurrentOptions options = small_options(1, false);
+    const RecurrentOptions options = test::small_recurrent_options(1, false);
     LSTM encoder(options, rng), decoder(options, rng);
     const Tensor source = Tensor::uniform({2, 5, 3}, -1, 1, rng, DType::f64);
     const Tensor target = Tensor::uniform({2, 3, 3}, -1, 1, rng, DType::f64);
@@ -210,7 +201,7 @@ TEST_CASE("rnn, gru and lstm build from config through the registry", "[unit]") 
 
 TEST_CASE("recurrent layers reject bad shapes and lengths, naming them", "[unit]") {
     Rng rng(8);
-    GRU gru(small_options(1, false), rng);
+    GRU gru(test::small_recurrent_options(1, false), rng);
     const Tensor x = Tensor::uniform({2, 3, 3}, -1, 1, rng, DType::f64);
     REQUIRE_THROWS_WITH(gru(Tensor::zeros({2, 3, 5}, DType::f64), {}), Catch::Contains("(2,3,5)"));
     SequenceContext too_long;
@@ -220,7 +211,7 @@ TEST_CASE("recurrent layers reject bad shapes and lengths, naming them", "[unit]
     left_padded.padding_mask = f64({0, 0, 0, 1, 0, 0}, {2, 3});
     REQUIRE_THROWS_WITH(gru(x, left_padded), Catch::Contains("right padding"));
     REQUIRE_THROWS_AS(gru.forward_with_state(x, {}, {gru.cell(0).initial_state(3)}), ShapeError);
-    GRU bidirectional(small_options(1, true), rng);
+    GRU bidirectional(test::small_recurrent_options(1, true), rng);
     SequenceContext causal;
     causal.causal = true;
     REQUIRE_THROWS_WITH(bidirectional(x, causal), Catch::Contains("causal"));

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "recurrent_test_options.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "helpers.h"
@@ -12,16 +13,6 @@
 using namespace tf;
 
 namespace {
-
-RecurrentOptions options_for(int64_t num_layers, bool bidirectional) {
-    RecurrentOptions options;
-    options.input_size = 3;
-    options.hidden_size = 4;
-    options.num_layers = num_layers;
-    options.bidirectional = bidirectional;
-    options.dtype = DType::f64;
-    return options;
-}
 
 // x[b, start:end] as a batch of one: (1, end − start, C).
 Tensor item_steps(const Tensor& x, int64_t b, int64_t start, int64_t end) {
@@ -50,7 +41,7 @@ double frobenius(const Matrix& a) {
 TEMPLATE_TEST_CASE("a padded item's outputs and final state equal running it alone, padded steps output 0", "[unit]",
                    RNN, GRU, LSTM) {
     Rng rng(11);
-    TestType layer(options_for(2, true), rng);
+    TestType layer(test::small_recurrent_options(2, true), rng);
     const Tensor x = Tensor::uniform({3, 5, 3}, -1, 1, rng, DType::f64);
     SequenceContext context;
     context.lengths = {5, 2, 4};
@@ -76,7 +67,7 @@ TEMPLATE_TEST_CASE("a padded item's outputs and final state equal running it alo
 TEMPLATE_TEST_CASE("the reverse direction on a padded item equals the cell run over the reversed valid prefix",
                    "[unit]", RNN, GRU, LSTM) {
     Rng rng(12);
-    TestType layer(options_for(1, true), rng);
+    TestType layer(test::small_recurrent_options(1, true), rng);
     const Tensor x = Tensor::uniform({2, 5, 3}, -1, 1, rng, DType::f64);
     SequenceContext context;
     context.lengths = {5, 3};
@@ -93,7 +84,7 @@ TEMPLATE_TEST_CASE("the reverse direction on a padded item equals the cell run o
 TEMPLATE_TEST_CASE("causal: the output at step t is unchanged when inputs after t change", "[property]", RNN, GRU,
                    LSTM) {
     Rng rng(13);
-    TestType layer(options_for(2, false), rng);
+    TestType layer(test::small_recurrent_options(2, false), rng);
     const Tensor x = Tensor::uniform({2, 6, 3}, -1, 1, rng, DType::f64);
     const Tensor outputs = layer(x, {});
     for (int64_t t = 0; t + 1 < 6; ++t) {
