@@ -12,6 +12,7 @@
 #include "autograd/tape.h"
 #include "config/json_file.h"
 #include "train/evaluate.h"
+#include "train/checkpoint.h"
 #include "train/run_loader.h"
 #include "train/trainer.h"
 #include "util/files.h"
@@ -40,7 +41,7 @@ void train_or_reuse(const train::RunConfig& config, const std::string& dir, bool
             throw ConfigError(dir + " holds a run with a different config; delete it or rename the comparison");
         if (run.latest().empty())
             throw ConfigError(dir + " holds a run that stopped before its first checkpoint; delete it to train again");
-        if (train::load_run(dir, "latest").step >= config.train.max_steps) return;  // finished: reuse it
+        if (train::read_progress(run.latest()).step >= config.train.max_steps) return;  // finished: reuse it
         options.resume = true;
     }
     if (!quiet) std::cerr << "==> training " << config.name << " in " << dir << "\n";
@@ -124,7 +125,7 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     m.grad_norm_variance = second_half_variance(norm_steps, norms);
     m.final_train_loss = m.losses.empty() ? NAN : m.losses.back();
     m.tokens_per_second = mean_tokens_per_second(paths.metrics());
-    m.train_seconds = train::load_run(dir, "latest").elapsed_seconds;
+    m.train_seconds = train::read_progress(paths.latest()).elapsed_seconds;
     m.test = train::evaluate(*run.model, train::evaluation_batches(run.dataset.test, run.config.data.batch_size, run.dataset.is_lm()));
     m.flops_per_token = training_flops_per_token(run);
     measure_gradients(run, compare, m);

@@ -19,7 +19,6 @@ public:
     void plot(const std::string& name, const svg::Heatmap& heatmap);
     // Writes directory/report.md (atomically).
     std::string write() const;
-    const std::string& directory() const { return directory_; }
 
 private:
     void link_plot(const std::string& name, const std::string& title);

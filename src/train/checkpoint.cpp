@@ -98,10 +98,33 @@ void save_checkpoint(const std::string& path, const SequenceModel& model, const 
     write_safetensors(path, tensors, metadata);
 }
 
-LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer) {
-    const Safetensors file = read_safetensors(path);
+namespace {
+// The progress stored in a checkpoint's metadata.
+TrainingProgress progress_of(const Safetensors& file, const std::string& path) {
     if (metadata_field(file, "format", path) != kFormat)
         throw CheckpointError(path + ": not a tapeformer checkpoint (format \"" + metadata_field(file, "format", path) + "\")");
+    TrainingProgress progress;
+    progress.step = static_cast<int64_t>(parse_number(metadata_field(file, "step", path), "step", path));
+    progress.elapsed_seconds = parse_number(metadata_field(file, "elapsed_seconds", path), "elapsed_seconds", path);
+    progress.best_valid_loss = parse_number(metadata_field(file, "best_valid_loss", path), "best_valid_loss", path);
+    progress.best_step = static_cast<int64_t>(parse_number(metadata_field(file, "best_step", path), "best_step", path));
+    progress.dropout_rng = rng_state_from_text(metadata_field(file, "dropout_rng", path), path);
+    try {
+        progress.batcher = BatcherState::from_json(nlohmann::json::parse(metadata_field(file, "batcher", path)), path);
+    } catch (const nlohmann::json::exception&) {
+        throw CheckpointError(path + ": metadata 'batcher' is not valid JSON");
+    } catch (const Error& error) {
+        throw CheckpointError(std::string(error.what()));
+    }
+    return progress;
+}
+}  // namespace
+
+TrainingProgress read_progress(const std::string& path) { return progress_of(read_safetensors(path), path); }
+
+LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer) {
+    const Safetensors file = read_safetensors(path);
+    LoadedCheckpoint loaded{progress_of(file, path), metadata_field(file, "config", path)};
     load_model_tensors(path, file.tensors, model, true);
     if (optimizer) {
         std::map<std::string, Tensor> state;
@@ -113,21 +136,6 @@ LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, 
             throw CheckpointError(path + ": optimizer state: " + error.what());
         }
     }
-    LoadedCheckpoint loaded;
-    TrainingProgress& progress = loaded.progress;
-    progress.step = static_cast<int64_t>(parse_number(metadata_field(file, "step", path), "step", path));
-    progress.elapsed_seconds = parse_number(metadata_field(file, "elapsed_seconds", path), "elapsed_seconds", path);
-    progress.best_valid_loss = parse_number(metadata_field(file, "best_valid_loss", path), "best_valid_loss", path);
-    progress.best_step = static_cast<int64_t>(parse_number(metadata_field(file, "best_step", path), "best_step", path));
-    progress.dropout_rng = rng_state_from_text(metadata_field(file, "dropout_rng", path), path);
-    try {
-        progress.batcher = BatcherState::from_json(nlohmann::json::parse(metadata_field(file, "batcher", path)), path);
-    } catch (const nlohmann::json::exception& error) {
-        throw CheckpointError(path + ": metadata 'batcher' is not valid JSON");
-    } catch (const Error& error) {
-        throw CheckpointError(std::string(error.what()));
-    }
-    loaded.resolved_config = metadata_field(file, "config", path);
     return loaded;
 }
 

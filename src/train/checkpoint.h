@@ -31,6 +31,9 @@ struct LoadedCheckpoint {
 // or extra parameter, a shape, unreadable metadata — is a CheckpointError naming the file.
 LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer);
 
+// The progress (step, time, RNG and data-order state) alone, without building a model.
+TrainingProgress read_progress(const std::string& path);
+
 // Model weights only, from a checkpoint ("model.<name>") or a plain state dict ("<name>"): --init.
 void load_weights(const std::string& path, SequenceModel& model);
 

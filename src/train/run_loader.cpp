@@ -28,9 +28,7 @@ LoadedRun load_run(const std::string& directory, const std::string& which) {
     run.model = build_model(run.config.model, build);
     run.checkpoint = which == "best" && file_exists(dir.best()) ? dir.best() : dir.latest();
     if (run.checkpoint.empty()) throw CheckpointError(directory + ": no checkpoint yet (train first)");
-    const TrainingProgress progress = load_checkpoint(run.checkpoint, *run.model, nullptr).progress;
-    run.step = progress.step;
-    run.elapsed_seconds = progress.elapsed_seconds;
+    run.step = load_checkpoint(run.checkpoint, *run.model, nullptr).progress.step;
     run.model->eval();
     return run;
 }

@@ -16,7 +16,6 @@ struct LoadedRun {
     std::shared_ptr<SequenceModel> model;  // in eval mode
     std::string checkpoint;                // the file the weights came from
     int64_t step = 0;
-    double elapsed_seconds = 0;            // training time up to that checkpoint
 };
 
 // `which`: "best" (best.safetensors, else the latest checkpoint) or "latest".

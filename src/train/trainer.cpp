@@ -229,8 +229,6 @@ TrainResult TrainingRun::run() {
 
 }  // namespace
 
-void request_stop() { g_stop_requested = true; }
-
 TrainResult train(const RunConfig& config, const TrainOptions& options) {
     TrainingRun run(config, options);
     return run.run();

@@ -32,7 +32,4 @@ struct TrainResult {
 
 TrainResult train(const RunConfig& config, const TrainOptions& options);
 
-// Set by SIGINT/SIGTERM while train() runs; tests may set it to simulate a signal.
-void request_stop();
-
 }  // namespace tf::train
