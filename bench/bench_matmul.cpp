@@ -44,30 +44,44 @@ std::vector<Case> cases() {
 
 double flops_of(const GemmShape& s) { return 2.0 * s.batch * s.M * s.N * s.K; }
 
-// Median GFLOP/s over `batches` timed batches of ≥ min_seconds each, after one warm-up call.
-double measure_gflops(const std::function<void()>& call, const GemmShape& s, int batches, double min_seconds) {
+struct Measured {
+    double gflops;        // median over the timed batches
+    double peak_gflops;   // median FMA peak over windows timed between those batches
+};
+
+// `batches` timed batches of ≥ min_seconds each (after two warm-up calls), each right after an FMA
+// peak window of about the same length. The VM's speed drifts by ±15 % over seconds; pairing each
+// batch with a peak window measured beside it keeps the share of peak from mixing two moments.
+Measured measure(const std::function<void()>& call, const GemmShape& s, int batches, double min_seconds) {
+    call();   // the first call creates and caches the primitive: not a measure of one call
     auto start = std::chrono::steady_clock::now();
     call();
     const double one_call = std::max(seconds_since(start), 1e-7);
     const int64_t reps = std::max<int64_t>(1, int64_t(min_seconds / one_call));
-    std::vector<double> rates;
+    // ~8 cycles per round of 16 FMAs on two ports: min_seconds at ~3 GHz
+    const tf::analysis::FmaPeakOptions peak_window{.iterations = int64_t(min_seconds * 3e9 / 8), .attempts = 1};
+    std::vector<double> rates, peaks;
     for (int b = 0; b < batches; ++b) {
+        peaks.push_back(tf::analysis::fma_peak_gflops(peak_window));
         start = std::chrono::steady_clock::now();
         for (int64_t r = 0; r < reps; ++r) call();
         rates.push_back(flops_of(s) * reps / seconds_since(start) / 1e9);
     }
-    std::sort(rates.begin(), rates.end());
-    return rates[rates.size() / 2];
+    auto median = [](std::vector<double> values) {
+        std::sort(values.begin(), values.end());
+        return values[values.size() / 2];
+    };
+    return {median(rates), median(peaks)};
 }
 
-void print_row(bool json, const std::string& name, const GemmShape& s, const char* impl, double gflops, double peak) {
+void print_row(bool json, const std::string& name, const GemmShape& s, const char* impl, const Measured& m) {
     if (json)
         std::printf("{\"case\":\"%s\",\"m\":%ld,\"n\":%ld,\"k\":%ld,\"batch\":%ld,\"impl\":\"%s\","
                     "\"gflops\":%.1f,\"peak_gflops\":%.1f}\n",
-                    name.c_str(), long(s.M), long(s.N), long(s.K), long(s.batch), impl, gflops, peak);
+                    name.c_str(), long(s.M), long(s.N), long(s.K), long(s.batch), impl, m.gflops, m.peak_gflops);
     else
-        std::printf("%-10s %6ld %6ld %6ld %6ld  %-10s %9.1f %8.1f%%\n", name.c_str(), long(s.batch), long(s.M),
-                    long(s.N), long(s.K), impl, gflops, 100 * gflops / peak);
+        std::printf("%-10s %6ld %6ld %6ld %6ld  %-10s %9.1f %9.1f %8.1f%%\n", name.c_str(), long(s.batch), long(s.M),
+                    long(s.N), long(s.K), impl, m.gflops, m.peak_gflops, 100 * m.gflops / m.peak_gflops);
     std::fflush(stdout);
 }
 
@@ -91,11 +105,12 @@ int main(int argc, char** argv) {
     // The reference loop runs single-threaded at well under 1 GFLOP/s: above 512³ one call takes seconds.
     const double reference_flop_limit = 2.0 * 512 * 512 * 512;
 
-    const double peak = tf::analysis::fma_peak_gflops();
     if (!json) {
-        std::printf("threads %d, FP32 FMA peak %.1f GFLOP/s (%d-lane FMA, all threads)\n\n", threads, peak, tf::analysis::fma_lanes());
-        std::printf("%-10s %6s %6s %6s %6s  %-10s %9s %9s\n", "case", "batch", "m", "n", "k", "impl", "GFLOP/s",
-                    "% peak");
+        std::printf("threads %d, FP32 FMA peak %.1f GFLOP/s at start (%d-lane FMA, all threads)\n", threads,
+                    tf::analysis::fma_peak_gflops(), tf::analysis::fma_lanes());
+        std::printf("each case's peak is measured in windows between its timed batches\n\n");
+        std::printf("%-10s %6s %6s %6s %6s  %-10s %9s %9s %9s\n", "case", "batch", "m", "n", "k", "impl", "GFLOP/s",
+                    "peak", "% peak");
     }
     std::mt19937 rng(0);
     std::uniform_real_distribution<float> uniform(-1.f, 1.f);
@@ -107,9 +122,9 @@ int main(int argc, char** argv) {
         // The framework's f32 path: oneDNN, with a batch of small products split between threads.
         auto onednn = [&] { tf::kernels::gemm(A.data(), B.data(), C.data(), s); };
         auto reference = [&] { tf::kernels::gemm_reference(A.data(), B.data(), C.data(), s); };
-        print_row(json, c.name, s, "onednn", measure_gflops(onednn, s, batches, min_seconds), peak);
+        print_row(json, c.name, s, "onednn", measure(onednn, s, batches, min_seconds));
         if (flops_of(s) <= reference_flop_limit)
-            print_row(json, c.name, s, "reference", measure_gflops(reference, s, batches, min_seconds), peak);
+            print_row(json, c.name, s, "reference", measure(reference, s, batches, min_seconds));
         else if (!json)
             std::printf("%-10s %6ld %6ld %6ld %6ld  %-10s %9s\n", c.name.c_str(), long(s.batch), long(s.M),
                         long(s.N), long(s.K), "reference", "skipped");

@@ -213,8 +213,8 @@ void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
 // A batch of small products with a transposed B (attention's per-head Q·Kᵀ) makes oneDNN repack
 // each Kᵀ and keeps two threads waiting at its barriers. Handing each thread its own slice of the
 // batch, which it runs alone (oneDNN runs single-threaded inside a parallel region), measured
-// 49–51% of peak against 37–44% (bench_matmul attn_qkT); without the transpose (A·V) oneDNN's own
-// threading measured better, so those calls go to it whole.
+// 51–58% of peak against 47–49% (bench_matmul attn_qkT, bench/README.md); without the transpose
+// (A·V) oneDNN's own threading measured better, so those calls go to it whole.
 void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
     count_flops(s);
     constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
