@@ -49,6 +49,24 @@ TEST_CASE("optimizer config reads every key and prints itself back resolved", "[
     REQUIRE(read(resolved).to_json() == resolved);
 }
 
+TEST_CASE("config print shows the optimizer's defaulted betas eps momentum and schedule", "[unit]") {
+    for (const char* given : {R"({"name": "adam", "lr": 0.001})", R"({"name": "sgd", "lr": 0.1})"}) {
+        const Json section = Json::parse(given);
+        Json resolved;
+        config::JsonReader reader(section, "optimizer", &resolved);
+        const OptimConfig config = OptimConfig::from_json(reader, 100);
+        INFO(given);
+        // every value the optimizer uses, defaults included, is in what the reader recorded
+        CHECK(resolved == config.to_json());
+    }
+    const Json adamw = Json::parse(R"({"name": "adamw", "lr": 0.001})");
+    Json resolved;
+    config::JsonReader reader(adamw, "optimizer", &resolved);
+    OptimConfig::from_json(reader, 100);
+    CHECK(resolved["betas"] == Json::parse("[0.9, 0.999]"));
+    CHECK(resolved["eps"] == 1e-8);
+}
+
 TEST_CASE("make_optimizer builds the configured optimizer", "[unit]") {
     Tensor w = Tensor::from_data({1, -2}, {2}, DType::f64).set_requires_grad(true);
     const NamedParameters parameters = {{"w", w}};

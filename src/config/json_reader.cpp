@@ -19,6 +19,11 @@ std::string JsonReader::path_of(const std::string& key) const { return path_.emp
 
 void JsonReader::mark_read(const std::string& key) { read_.insert(key); }
 
+void JsonReader::use_default(const std::string& key, const Json& fallback) {
+    mark_read(key);
+    if (resolved_) (*resolved_)[key] = fallback;
+}
+
 const Json& JsonReader::value(const std::string& key) {
     read_.insert(key);
     if (!object_.contains(key)) throw ConfigError(path_of(key) + ": missing (required)");

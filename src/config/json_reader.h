@@ -29,6 +29,8 @@ public:
     // With `resolved`, every value read — given or defaulted — is also written there, so after
     // reading, *resolved is the config with every default filled in (what `config print` shows).
     JsonReader(const Json& object, std::string path, Json* resolved = nullptr);
+    // The reader keeps a reference to `object`: a temporary would be gone before the first read.
+    JsonReader(Json&& object, std::string path, Json* resolved = nullptr) = delete;
 
     bool has(const std::string& key) const;
     std::string path_of(const std::string& key) const;
@@ -52,6 +54,9 @@ public:
     JsonReader object(const std::string& key);
     const Json& raw(const std::string& key);  // the value as is (marked read)
     void mark_read(const std::string& key);
+    // For a value read by hand (not by a getter above) that is absent: marks it read and records
+    // `fallback` in the resolved config, so `config print` shows it.
+    void use_default(const std::string& key, const Json& fallback);
 
     // Throws for the first key that no getter read, suggesting the closest known name.
     void finish(const std::vector<std::string>& also_known = {}) const;

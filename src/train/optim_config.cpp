@@ -22,7 +22,7 @@ void reject_if_present(JsonReader& reader, const std::string& key, const std::st
 
 // A number strictly above 0 (JsonReader's ranges are inclusive).
 double positive(JsonReader& reader, const std::string& key, std::optional<double> fallback) {
-    if (!reader.has(key) && fallback) return (reader.mark_read(key), *fallback);
+    if (!reader.has(key) && fallback) return (reader.use_default(key, *fallback), *fallback);
     const double value = reader.number(key);
     if (value <= 0) throw ConfigError(reader.path_of(key) + ": expected a number > 0, got " + config::describe(reader.raw(key)));
     return value;
@@ -33,7 +33,7 @@ bool in_unit_interval(const Json& value) {
     return value.is_number() && value.get<double>() >= 0 && value.get<double>() < 1;
 }
 double unit_interval(JsonReader& reader, const std::string& key, double fallback) {
-    if (!reader.has(key)) return (reader.mark_read(key), fallback);
+    if (!reader.has(key)) return (reader.use_default(key, fallback), fallback);
     const Json& value = reader.raw(key);
     if (!in_unit_interval(value))
         throw ConfigError(reader.path_of(key) + ": expected a number in [0, 1), got " + config::describe(value));
@@ -42,7 +42,7 @@ double unit_interval(JsonReader& reader, const std::string& key, double fallback
 
 // "betas": [β1, β2], each in [0, 1).
 void read_betas(JsonReader& reader, OptimConfig& out) {
-    if (!reader.has("betas")) return reader.mark_read("betas");
+    if (!reader.has("betas")) return reader.use_default("betas", {out.beta1, out.beta2});
     const Json& betas = reader.raw("betas");
     const std::string path = reader.path_of("betas");
     if (!betas.is_array() || betas.size() != 2)
@@ -115,7 +115,7 @@ OptimConfig OptimConfig::from_json(JsonReader& reader, int64_t max_steps) {
                                         "step·warmup_steps^-1.5))");
     else out.lr = positive(reader, "lr", std::nullopt);
     if (schedule_reader) read_schedule(*schedule_reader, schedule_name, out.lr, max_steps, out.schedule);
-    else reader.mark_read("schedule");
+    else reader.use_default("schedule", Json{{"name", schedule_name}});
 
     if (out.kind == OptimizerKind::sgd) read_sgd(reader, out);
     else read_adam(reader, out);

@@ -55,7 +55,9 @@ private:
     void start_fresh();
     void resume();
     double train_step(const Batch& batch, double& grad_norm);  // returns the loss
-    void after_step(double loss, double grad_norm, double lr, int64_t tokens);
+    // `last`: the run ends after this step (max_steps reached or the time budget spent).
+    void after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last);
+    bool out_of_time(bool this_process_too) const;
     void save(bool also_best);
     std::string last_good_checkpoint() const;
     // "step N: <problem>; stopping. The last good checkpoint is … [Run with --check-numerics …]"
@@ -169,11 +171,11 @@ void TrainingRun::save(bool also_best) {
     if (also_best) save_checkpoint(dir_.best(), *model_, nullptr, progress_, resolved);
 }
 
-void TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t tokens) {
+// A run's last step, by steps or by time, evaluates, logs and saves like a scheduled one.
+void TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last) {
     const TrainConfig& train = config_.train;
     const int64_t step = progress_.step;
     loss_sum_ += loss, tokens_since_log_ += tokens, ++steps_since_log_;
-    const bool last = step == train.max_steps;
     const bool evaluate_now = (train.eval_every > 0 && step % train.eval_every == 0) || last;
     bool improved = false;
     nlohmann::json row;
@@ -195,32 +197,42 @@ void TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t t
     if ((train.checkpoint_every > 0 && step % train.checkpoint_every == 0) || last || improved) save(improved);
 }
 
+// max_minutes counts the training time of earlier processes of this run too.
+bool TrainingRun::out_of_time(bool this_process_too) const {
+    const double budget_seconds = config_.train.max_minutes * 60.0;
+    const double spent = progress_.elapsed_seconds + (this_process_too ? seconds_since(started_) : 0.0);
+    return budget_seconds > 0 && spent >= budget_seconds;
+}
+
 TrainResult TrainingRun::run() {
     StopSignals signals;
-    const double budget_seconds = config_.train.max_minutes * 60.0;
     TrainResult result{false, 0, {}, dir_.root()};
-    while (progress_.step < config_.train.max_steps) {
-        if (g_stop_requested) {
-            save(false);
-            display_.message("stopped by a signal at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
-            result.interrupted = true;
-            break;
+    started_ = Clock::now();   // building the data and the model is not training time
+    if (out_of_time(false) && progress_.step < config_.train.max_steps)   // resumed with the budget already spent
+        display_.message("time budget already spent at step " + std::to_string(progress_.step));
+    else
+        while (progress_.step < config_.train.max_steps) {
+            if (g_stop_requested) {
+                save(false);
+                display_.message("stopped by a signal at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
+                result.interrupted = true;
+                break;
+            }
+            const Batch batch = batcher_->next();
+            const double lr = config_.optimizer.lr_at(optimizer_->step_count() + 1);
+            double grad_norm = 0;
+            const double loss = train_step(batch, grad_norm);
+            optimizer_->step(lr);
+            optimizer_->zero_grad();
+            Tape::current().clear();
+            ++progress_.step;
+            const bool budget_spent = out_of_time(true);
+            after_step(loss, grad_norm, lr, batch.tokens, progress_.step == config_.train.max_steps || budget_spent);
+            if (budget_spent) {
+                display_.message("time budget reached at step " + std::to_string(progress_.step));
+                break;
+            }
         }
-        if (budget_seconds > 0 && progress_.elapsed_seconds + seconds_since(started_) >= budget_seconds) {
-            save(false);
-            display_.message("time budget reached at step " + std::to_string(progress_.step));
-            break;
-        }
-        const Batch batch = batcher_->next();
-        const double lr = config_.optimizer.lr_at(optimizer_->step_count() + 1);
-        double grad_norm = 0;
-        const double loss = train_step(batch, grad_norm);
-        optimizer_->step(lr);
-        optimizer_->zero_grad();
-        Tape::current().clear();
-        ++progress_.step;
-        after_step(loss, grad_norm, lr, batch.tokens);
-    }
     display_.finish();
     result.steps = progress_.step;
     result.valid = last_valid_;
