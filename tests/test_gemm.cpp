@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "autograd/kernels/gemm.h"
+#include "autograd/kernels/mode.h"
 
 #include <cmath>
 #include <random>
@@ -45,6 +46,7 @@ GemmShape shape(int64_t batch, int64_t M, int64_t N, int64_t K, bool trans_a, bo
 }
 
 void onednn_f32(const float* A, const float* B, float* C, const GemmShape& s) { tf::kernels::gemm_onednn(A, B, C, s); }
+void gemm_f32(const float* A, const float* B, float* C, const GemmShape& s) { tf::kernels::gemm(A, B, C, s); }
 void gemm_f64(const double* A, const double* B, double* C, const GemmShape& s) { tf::kernels::gemm(A, B, C, s); }
 
 }  // namespace
@@ -82,6 +84,20 @@ TEST_CASE("gemm: oneDNN f32 broadcasts an operand with batch stride 0", "[unit][
                                     onednn_f32) < 1e-5 * 65);
     CHECK(max_relative_error<float>(shape(4, 3, 17, 1, trans_a, trans_b, broadcast_a, broadcast_b, true),
                                     onednn_f32) < 1e-5);
+}
+
+TEST_CASE("gemm: f32 entry point equals reference when it splits a transposed-B batch between threads", "[unit][gemm]") {
+    // gemm hands each thread a slice of a batch of small A·Bᵀ products; 7 matrices split unevenly.
+    const int threads = GENERATE(1, 2, 3);
+    const bool broadcast_a = GENERATE(false, true), accumulate = GENERATE(false, true);
+    CAPTURE(threads, broadcast_a, accumulate);
+    const int previous_threads = tf::kernels::num_threads();
+    tf::kernels::set_num_threads(threads);
+    const double plain = max_relative_error<float>(shape(7, 17, 9, 33, false, true, broadcast_a, false, accumulate), gemm_f32);
+    const double broadcast_b = max_relative_error<float>(shape(7, 9, 17, 5, true, true, false, true, accumulate), gemm_f32);
+    tf::kernels::set_num_threads(previous_threads);
+    CHECK(plain < 1e-5 * 33);
+    CHECK(broadcast_b < 1e-5 * 5);
 }
 
 TEST_CASE("gemm: f64 loop equals reference to 1e-12", "[unit][gemm]") {
