@@ -20,7 +20,8 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
                     "  tapeformer analyze --run runs/poetry_gru_attention --input \"the woods are lovely\"");
     command->callback([=, &exit_code] {
         train::LoadedRun run = train::load_run(*run_dir);
-        std::cout << "report: " << analyze_run(run, *run_dir, *options) << "\n";
+        const std::string report = analyze_run(run, *run_dir, *options);
+        std::cout << "report: " << report << "\n";
         exit_code = 0;
     });
 }

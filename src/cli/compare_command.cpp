@@ -23,7 +23,8 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         for (const auto& assignment : *overrides) options->command += " --set " + assignment;
         if (!options->out_dir.empty()) options->command += " --run-dir " + options->out_dir;
         try {
-            std::cout << "report: " << run_compare(load_compare_config(*path, *overrides), *options) << "\n";
+            const std::string report = run_compare(load_compare_config(*path, *overrides), *options);
+            std::cout << "report: " << report << "\n";   // after the runs' progress, not before it
         } catch (const CompareInterrupted& stopped) {
             std::cout << stopped.what() << "\n";
         }
