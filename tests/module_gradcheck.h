@@ -56,20 +56,52 @@ inline ModuleGradcheckResult gradcheck_module(const Module& module, const Differ
     return out;
 }
 
-// The usual assertion: every element compared and within tolerance, naming the worst tensor.
+// The inputs and parameters whose gradient is all zero after one backward with a random positive
+// seed: tensors the output does not depend on. Central differences cannot see them (both sides are
+// 0), so a layer that dropped a parameter or an input would pass gradcheck without this.
+inline std::vector<std::string> unreached(const Module& module, const DifferentiableFn& fn, const std::vector<Tensor>& inputs) {
+    auto all_zero = [](const Tensor& grad) {
+        if (!grad.defined()) return true;
+        for (double value : grad.to_vector())
+            if (value != 0) return false;
+        return true;
+    };
+    Tape::current().clear();
+    std::vector<Tensor> leaves;
+    for (const Tensor& input : inputs) leaves.push_back(input.detach().clone().set_requires_grad());
+    auto parameters = module.named_parameters();
+    for (auto& [name, parameter] : parameters) parameter.zero_grad();
+    const Tensor out = fn(leaves);
+    Rng rng(17);
+    Tape::current().backward(out, Tensor::uniform(out.shape(), 0.5, 1.5, rng, out.dtype()));
+    std::vector<std::string> missing;
+    for (std::size_t i = 0; i < leaves.size(); ++i)
+        if (all_zero(leaves[i].grad())) missing.push_back("input " + std::to_string(i));
+    for (auto& [name, parameter] : parameters) {
+        if (all_zero(parameter.grad())) missing.push_back(name);
+        parameter.zero_grad();
+    }
+    return missing;
+}
+
+// The usual assertion: every element compared and within tolerance, naming the worst tensor, and
+// every input and parameter reaching the output.
 inline void require_module_gradcheck(Module& module, const DifferentiableFn& fn, const std::vector<Tensor>& inputs) {
     const ModuleGradcheckResult checked = gradcheck_module(module, fn, inputs);
     INFO(checked.worst << ": " << checked.result.message);
     CHECK(checked.result.checked > 0);
     CHECK(checked.result.ok);
+    CHECK(unreached(module, fn, inputs) == std::vector<std::string>{});
 }
 
 // REQUIREs the check to pass for every parameter of `module`, differentiating `forward` (which runs
 // the module on fixed inputs).
 inline void gradcheck_every_parameter(const Module& module, const std::function<Tensor()>& forward) {
-    const auto checked = gradcheck_module(module, [&](const std::vector<Tensor>&) { return forward(); }, {});
+    const DifferentiableFn fn = [&](const std::vector<Tensor>&) { return forward(); };
+    const auto checked = gradcheck_module(module, fn, {});
     INFO(checked.worst << ": " << checked.result.message);
     REQUIRE(checked.result.ok);
+    CHECK(unreached(module, fn, {}) == std::vector<std::string>{});
 }
 
 // REQUIREs the check to pass for every input and every parameter.
@@ -77,6 +109,7 @@ inline void gradcheck_inputs_and_parameters(const Module& module, const std::vec
     const auto checked = gradcheck_module(module, fn, inputs);
     INFO(checked.worst << ": " << checked.result.message);
     REQUIRE(checked.result.ok);
+    CHECK(unreached(module, fn, inputs) == std::vector<std::string>{});
 }
 
 }  // namespace tf::test
