@@ -110,8 +110,9 @@ TEST_CASE("layer_norm normalises each row to mean 0, variance 1, then scales and
     const Tensor y = layer_norm(x, Tensor::ones({4}, DType::f64), Tensor::zeros({4}, DType::f64), 0.0);
     const double s = 1 / std::sqrt(1.25);  // var of {1,2,3,4} is 1.25
     require_values(y, {-1.5 * s, -0.5 * s, 0.5 * s, 1.5 * s, -1.5 * s, -0.5 * s, 0.5 * s, 1.5 * s}, 1e-12);
-    const Tensor shifted = layer_norm(x, f64({2, 2, 2, 2}, {4}), f64({1, 1, 1, 1}, {4}), 0.0);
-    CHECK(shifted.at({0, 0}) == Approx(1 - 3 * s));
+    // y = γ ⊙ x̂ + β per channel: a γ or β read at the wrong channel changes these
+    const Tensor scaled = layer_norm(x, f64({1, 2, 3, 4}, {4}), f64({0.5, -1, 0, 2}, {4}), 0.0);
+    require_values(slice(scaled, 0, 0, 1), {-1.5 * s + 0.5, -1.0 * s - 1, 1.5 * s, 6 * s + 2}, 1e-12);
     REQUIRE_THROWS_WITH(layer_norm(x, Tensor::ones({3}, DType::f64), Tensor::zeros({4}, DType::f64)),
                         Catch::Contains("layer_norm: input (2,4) needs gamma and beta of shape (4)"));
 }

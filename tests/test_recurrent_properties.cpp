@@ -127,18 +127,15 @@ TEST_CASE("tanh RNN with small recurrent weights: ‖∂h_T/∂h_t‖ decays geo
 
     Matrix product(static_cast<std::size_t>(H * H), 0.0);  // ∂h_T/∂h_T = I, then × one factor per step back
     for (int64_t i = 0; i < H; ++i) product[i * H + i] = 1.0;
-    double factor_norms = 1.0;
     for (int64_t t = steps - 1; t >= 0; --t) {
         Matrix factor = W_hh.to_vector();  // ∂h_{t+1}/∂h_t = diag(1 − h_{t+1}²)·W_hh
         for (int64_t i = 0; i < H; ++i)
             for (int64_t j = 0; j < H; ++j) factor[i * H + j] *= 1 - h_values[t + 1][i] * h_values[t + 1][i];
         product = multiply(product, factor, H);
-        factor_norms *= frobenius(factor);
         INFO("t = " << t);
         for (int64_t e = 0; e < H * H; ++e) REQUIRE(autograd[t][e] == Approx(product[e]).margin(1e-14));
+        // ‖AB‖ ≤ ‖A‖‖B‖ and ‖factor‖ ≤ ‖W_hh‖ = 1/2: each step back at least halves the norm
         const double norm = frobenius(autograd[t]);
-        REQUIRE(norm <= factor_norms + 1e-15);
-        REQUIRE(factor_norms <= std::pow(0.5, static_cast<double>(steps - t)) + 1e-15);
         if (t + 1 < steps) REQUIRE(norm <= 0.5 * frobenius(autograd[t + 1]) + 1e-15);
     }
     REQUIRE(frobenius(autograd[0]) < 1e-3);  // 12 steps back: below 0.5¹² ≈ 2.4e-4

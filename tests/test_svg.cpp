@@ -49,6 +49,8 @@ TEST_CASE("the XML check itself catches broken documents", "[unit]") {
     CHECK(test::xml_problem("<a><b></a></b>") != "");
     CHECK(test::xml_problem("<a x=\"1></a>") != "");
     CHECK(test::xml_problem("<a>&nbsp;</a>") != "");
+    CHECK(test::xml_problem("<a x=\"a & b\"/>") != "");   // a bare & inside an attribute
+    CHECK(test::xml_problem("<a x=\"a &amp; b\">&lt;</a>") == "");
     CHECK(test::xml_problem("<a>") != "");
     CHECK(test::xml_problem("<a><b/></a>") == "");
 }

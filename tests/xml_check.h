@@ -7,16 +7,21 @@
 
 namespace tf::test {
 
+// The length of the predefined entity starting at text[at] ('&'), or 0 if it is not one.
+inline std::size_t entity_length(const std::string& text, std::size_t at) {
+    for (const char* entity : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"})
+        if (text.compare(at, std::char_traits<char>::length(entity), entity) == 0) return std::char_traits<char>::length(entity);
+    return 0;
+}
+
 inline std::string xml_problem(const std::string& text) {
     std::vector<std::string> open;
     std::size_t i = 0;
     while (i < text.size()) {
         if (text[i] == '&') {
-            const std::size_t end = text.find(';', i);
-            const std::string entity = end == std::string::npos ? "" : text.substr(i, end - i + 1);
-            if (entity != "&amp;" && entity != "&lt;" && entity != "&gt;" && entity != "&quot;" && entity != "&apos;")
-                return "bad entity at " + std::to_string(i);
-            i = end + 1;
+            const std::size_t length = entity_length(text, i);
+            if (length == 0) return "bad entity at " + std::to_string(i);
+            i += length;
             continue;
         }
         if (text[i] != '<') {
@@ -40,6 +45,8 @@ inline std::string xml_problem(const std::string& text) {
         for (char c : tag) quotes += c == '"';
         if (quotes % 2) return "unbalanced quotes in <" + tag + ">";
         if (tag.find('<') != std::string::npos) return "'<' inside a tag";
+        for (std::size_t at = tag.find('&'); at != std::string::npos; at = tag.find('&', at + 1))
+            if (entity_length(tag, at) == 0) return "bad entity in <" + tag + ">";
         std::size_t name_end = 0;
         while (name_end < tag.size() && !std::isspace(static_cast<unsigned char>(tag[name_end]))) ++name_end;
         if (!self_closing) open.push_back(tag.substr(0, name_end));
