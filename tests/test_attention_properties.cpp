@@ -185,29 +185,30 @@ TEST_CASE("multi-head attention has 4·d² + 4·d parameters, whatever the head 
         }
 }
 
-TEST_CASE("GQA equals plain MHA whose K/V heads repeat the group's shared head (seed 000 §9)", "[property]") {
-    const int64_t C = 8, H = 4, kv_heads = 2, D = C / H, G = H / kv_heads;
-    auto gqa = test::make_attention({.d_model = C, .heads = H, .kv_heads = kv_heads});
-    test::randomize_parameters(*gqa, 12);
-    auto mha = test::make_attention({.d_model = C, .heads = H});
-    auto state = gqa->state_dict();
-    for (const char* proj : {"k_proj", "v_proj"}) {
-        // Query head h reads kv head h / G: repeat each kv head's D rows G times.
-        std::vector<int64_t> rows;
-        for (int64_t h = 0; h < H; ++h)
-            for (int64_t r = 0; r < D; ++r) rows.push_back((h / G) * D + r);
-        const std::string name = proj;
-        state[name + ".weight"] = index_select(state[name + ".weight"], 0, IndexTensor(rows));
-        state[name + ".bias"] = index_select(state[name + ".bias"], 0, IndexTensor(rows));
-    }
-    mha->load_state_dict(state);
+TEST_CASE("GQA and MQA equal plain MHA whose K/V heads repeat the group's shared head (seed 000 §9)", "[property]") {
+    const int64_t C = 8, H = 4, D = C / H;
     Rng rng(13);
     const Tensor x = test::random_tensor({2, 5, C}, rng);
     const SequenceContext context{.padding_mask = test::padding_mask(5, {0, 2}), .causal = true};
-    CHECK(test::max_relative_difference((*gqa)(x, context), (*mha)(x, context)) < 1e-13);
-    auto same = test::make_attention({.d_model = C, .heads = H, .kv_heads = H});  // kv_heads = heads is MHA
-    same->load_state_dict(mha->state_dict());
-    CHECK((*same)(x, context).to_vector() == (*mha)(x, context).to_vector());
+    for (const int64_t kv_heads : {1, 2}) {  // 1 kv head is multi-query attention
+        INFO("kv_heads = " << kv_heads);
+        const int64_t G = H / kv_heads;
+        auto gqa = test::make_attention({.d_model = C, .heads = H, .kv_heads = kv_heads});
+        test::randomize_parameters(*gqa, 12);
+        auto mha = test::make_attention({.d_model = C, .heads = H});
+        auto state = gqa->state_dict();
+        for (const char* proj : {"k_proj", "v_proj"}) {
+            // Query head h reads kv head h / G: repeat each kv head's D rows G times.
+            std::vector<int64_t> rows;
+            for (int64_t h = 0; h < H; ++h)
+                for (int64_t r = 0; r < D; ++r) rows.push_back((h / G) * D + r);
+            const std::string name = proj;
+            state[name + ".weight"] = index_select(state[name + ".weight"], 0, IndexTensor(rows));
+            state[name + ".bias"] = index_select(state[name + ".bias"], 0, IndexTensor(rows));
+        }
+        mha->load_state_dict(state);
+        CHECK(test::max_relative_difference((*gqa)(x, context), (*mha)(x, context)) < 1e-13);
+    }
 }
 
 TEST_CASE("a sliding window of width ≥ 2T equals full attention (seed 000 §10)", "[property]") {

@@ -6,6 +6,7 @@
 
 #include "autograd/ops.h"
 #include "autograd/tape.h"
+#include "attention_helpers.h"
 #include "helpers.h"
 #include "layers/dropout.h"
 #include "layers/embedding.h"
@@ -36,24 +37,44 @@ TEST_CASE("Linear computes x·Wᵀ + b with W stored (out, in)", "[unit]") {
     CHECK(no_bias.named_parameters().size() == 1);
 }
 
+// Parameters are randomized first: at γ = 1, β = 0 and zero biases a layer that mixed up or
+// dropped a parameter would compute the same thing.
 TEST_CASE("Linear, LayerNorm and FeedForward gradcheck over inputs and every parameter", "[gradcheck]") {
     Rng rng(2);
     const Tensor x = Tensor::uniform({2, 3, 4}, -1, 1, rng, DType::f64);
     Linear linear(4, 5, true, kXavier, rng, DType::f64);
-    auto checked = test::gradcheck_module(linear, [&](const std::vector<Tensor>& in) { return linear(in[0]); }, {x});
-    INFO(checked.worst << ": " << checked.result.message);
-    CHECK(checked.result.ok);
+    test::randomize_parameters(linear, 21);
+    test::require_module_gradcheck(linear, [&](const std::vector<Tensor>& in) { return linear(in[0]); }, {x});
 
     LayerNorm norm(4, 1e-5, DType::f64);
-    checked = test::gradcheck_module(norm, [&](const std::vector<Tensor>& in) { return norm(in[0]); }, {x});
-    INFO(checked.worst << ": " << checked.result.message);
-    CHECK(checked.result.ok);
+    test::randomize_parameters(norm, 22);
+    test::require_module_gradcheck(norm, [&](const std::vector<Tensor>& in) { return norm(in[0]); }, {x});
 
     const std::string activation = GENERATE(std::string("relu"), std::string("gelu"));
+    INFO(activation);
     FeedForward ffn(4, 6, activation, 0.0, nullptr, kXavier, rng, DType::f64);
-    checked = test::gradcheck_module(ffn, [&](const std::vector<Tensor>& in) { return ffn(in[0]); }, {x});
-    INFO(activation << " " << checked.worst << ": " << checked.result.message);
-    CHECK(checked.result.ok);
+    test::randomize_parameters(ffn, 23);
+    test::require_module_gradcheck(ffn, [&](const std::vector<Tensor>& in) { return ffn(in[0]); }, {x});
+}
+
+TEST_CASE("LayerNorm and FeedForward compute their formulas from their named parameters", "[unit]") {
+    Rng rng(7);
+    const Tensor x = Tensor::uniform({2, 3, 4}, -1, 1, rng, DType::f64);
+    LayerNorm norm(4, 1e-5, DType::f64);
+    test::randomize_parameters(norm, 24);
+    auto p = norm.state_dict();
+    CHECK(test::max_relative_difference(norm(x), layer_norm(x, p["weight"], p["bias"], 1e-5)) < 1e-14);
+
+    // FFN(x) = W₂ · act(W₁x + b₁) + b₂, with the activation the constructor was given.
+    const std::string activation = GENERATE(std::string("relu"), std::string("gelu"));
+    INFO(activation);
+    FeedForward ffn(4, 6, activation, 0.0, nullptr, kXavier, rng, DType::f64);
+    test::randomize_parameters(ffn, 25);
+    p = ffn.state_dict();
+    const Tensor hidden = matmul(x, p["linear1.weight"], {.transpose_b = true}) + p["linear1.bias"];
+    const Tensor expected =
+        matmul(activation == "gelu" ? gelu(hidden) : relu(hidden), p["linear2.weight"], {.transpose_b = true}) + p["linear2.bias"];
+    CHECK(test::max_relative_difference(ffn(x), expected) < 1e-14);
 }
 
 TEST_CASE("Embedding reads rows, the padding row stays zero and gets no gradient", "[unit]") {
@@ -91,6 +112,12 @@ TEST_CASE("Dropout: identity in eval mode and at p = 0, inverted scaling in trai
     dropout.eval();
     CHECK(dropout(x).shares_storage(x));
     dropout.train();
+    Dropout none(0.0, nullptr);  // p = 0 needs no Rng: nothing is drawn
+    none.train();
+    CHECK(none(x).shares_storage(x));
+    Dropout none_with_rng(0.0, rng);
+    none_with_rng.train();
+    CHECK(none_with_rng(x).shares_storage(x));
     const auto y = dropout(x).to_vector();
     double total = 0;
     for (double v : y) {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "run_helpers.h"
@@ -129,9 +130,18 @@ TEST_CASE("a short run: a truncated or corrupt checkpoint exits 2 naming it, a s
     SECTION("reconstruct with a model that never says <eos> stops where its positions end") {
         for (const char* beam : {"1", "2"}) {
             const CliResult shown = run_cli({"reconstruct", "--run", run, "--count", "2", "--beam", beam});
-            INFO("beam " << beam << ", stderr: " << shown.err);
+            INFO("beam " << beam << ", stdout:\n" << shown.out << "stderr: " << shown.err);
             CHECK(shown.exit_code == 0);
             CHECK_THAT(shown.out, Catch::Contains("of 2 reconstructed exactly"));
+            // The premise: some output ran to the model's max_length positions without an <eos>. The
+            // copy task's symbols are single letters, so an output line's characters count its tokens.
+            const std::size_t positions = valid_config()["model"]["max_length"].get<std::size_t>();
+            const std::string prefix = "output: ";
+            std::istringstream lines(shown.out);
+            bool full_length = false;
+            for (std::string line; std::getline(lines, line);)
+                full_length = full_length || (line.starts_with(prefix) && line.size() - prefix.size() == positions);
+            CHECK(full_length);
         }
     }
     SECTION("a truncated latest checkpoint: eval and resume name it") {

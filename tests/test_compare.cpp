@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare.h"
+#include "run_helpers.h"
 #include "util/files.h"
 #include "xml_check.h"
 
@@ -33,9 +34,8 @@ const char* kTinyComparison = R"({
 }  // namespace
 
 TEST_CASE("compare writes a report with every variant, prediction and plot, and reuses finished runs", "[integration]") {
-    const auto root = std::filesystem::temp_directory_path() / "tapeformer_test_compare";
-    std::filesystem::remove_all(root);
-    make_directories(root.string());
+    const test::TempDir dir("tapeformer-compare");
+    const std::filesystem::path root = dir.path();
     const std::string config_path = (root / "tiny.json").string();
     write_file_atomic(config_path, kTinyComparison);
     const CompareConfig config = load_compare_config(config_path, {});
@@ -73,13 +73,11 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     const auto stamp = std::filesystem::last_write_time(root / "out" / "runs" / "gru-seed1" / "metrics.jsonl");
     run_compare(config, options);
     CHECK(std::filesystem::last_write_time(root / "out" / "runs" / "gru-seed1" / "metrics.jsonl") == stamp);
-    std::filesystem::remove_all(root);
 }
 
 TEST_CASE("comparison config errors name their path", "[unit]") {
-    const auto root = std::filesystem::temp_directory_path() / "tapeformer_test_compare_config";
-    make_directories(root.string());
-    const std::string path = (root / "bad.json").string();
+    const test::TempDir dir("tapeformer-compare-config");
+    const std::string path = dir / "bad.json";
     auto config = nlohmann::json::parse(kTinyComparison);
     config["predictions"]["baseline"] = "gruu";
     write_file_atomic(path, config.dump());
@@ -89,5 +87,4 @@ TEST_CASE("comparison config errors name their path", "[unit]") {
     config["variants"][1]["name"] = "gru";
     write_file_atomic(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), "variants[1].name: \"gru\" is used twice");
-    std::filesystem::remove_all(root);
 }

@@ -2,10 +2,10 @@
 // text and JSONL sources load (and their errors name file:line), and every DataConfig error
 // names its JSON path.
 #include <catch2/catch.hpp>
-#include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "run_helpers.h"
 #include "train/batching.h"
 #include "train/dataset.h"
 #include "train/synthetic.h"
@@ -18,10 +18,11 @@ namespace {
 
 const std::string kTinyPoems = std::string(TF_SOURCE_DIR) + "/data/sample/tiny_poems.txt";
 
-std::string write_temp(const std::string& name, const std::string& content) {
-    const auto path = std::filesystem::temp_directory_path() / name;
+// `content` as the file `name` in `dir`; returns its path.
+std::string write_temp(const test::TempDir& dir, const std::string& name, const std::string& content) {
+    const std::string path = dir / name;
     std::ofstream(path) << content;
-    return path.string();
+    return path;
 }
 
 DataConfig read_config(const Json& data) {
@@ -192,7 +193,8 @@ TEST_CASE("text autoencoding: tgt = src, every item in exactly one split, decoda
 }
 
 TEST_CASE("text lm task and max_length: drop or truncate", "[unit]") {
-    const std::string path = write_temp("tf_test_lengths.txt", "ab\nabcdef\nabcd\n");
+    const test::TempDir dir("tapeformer-dataset");
+    const std::string path = write_temp(dir, "lengths.txt", "ab\nabcdef\nabcd\n");
     const Json base{{"source", "text"}, {"path", path}, {"task", "lm"}, {"max_length", 4}, {"train_fraction", 1.0},
                     {"valid_fraction", 0.0}};
     const Dataset dropped = load_dataset(read_config(base));
@@ -206,7 +208,8 @@ TEST_CASE("text lm task and max_length: drop or truncate", "[unit]") {
 }
 
 TEST_CASE("JSONL of ids loads and splits", "[unit]") {
-    const std::string path = write_temp("tf_test_ok.jsonl", "{\"src\":[4,5],\"tgt\":[5,4]}\n\n{\"src\":[3,9],\"tgt\":[9]}\n");
+    const test::TempDir dir("tapeformer-dataset");
+    const std::string path = write_temp(dir, "ok.jsonl", "{\"src\":[4,5],\"tgt\":[5,4]}\n\n{\"src\":[3,9],\"tgt\":[9]}\n");
     const Dataset dataset = load_dataset(read_config(
         {{"source", "jsonl"}, {"path", path}, {"vocab_size", 10}, {"train_fraction", 1.0}, {"valid_fraction", 0.0}}));
     REQUIRE(dataset.train.size() == 2);
@@ -227,8 +230,9 @@ TEST_CASE("JSONL errors name file:line and what was wrong", "[unit]") {
         {"{\"src\":[4],\"tgt\":[4]}\n", true, ":1: tgt: unknown key"},
         {"{\"tgt\":[4]}\n", true, ":1: tgt: unknown key"},
     };
+    const test::TempDir dir("tapeformer-dataset");
     for (const auto& [content, lm, message] : cases) {
-        const std::string path = write_temp("tf_test_bad.jsonl", content);
+        const std::string path = write_temp(dir, "bad.jsonl", content);
         INFO(content);
         CHECK_THROWS_WITH(read_jsonl(path, 50, lm), Catch::StartsWith(path + message));
     }

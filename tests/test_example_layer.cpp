@@ -83,7 +83,14 @@ TEST_CASE("lm with model.block: every layer is the named registry layer, and the
     changed.tgt_in = IndexTensor({1, 4, 5, 9, 9}, {1, 5});  // positions 3 and 4 differ
     const auto logits = model->forward(input).to_vector(), logits_changed = model->forward(changed).to_vector();
     REQUIRE(logits.size() == 5 * 12);
-    for (std::size_t i = 0; i < 3 * 12; ++i) CHECK(logits[i] == logits_changed[i]);
+    for (std::size_t i = 0; i < 3 * 12; ++i) CHECK(logits[i] == logits_changed[i]);  // earlier positions
+    // ... and positions 3 and 4 read their own tokens: a model that ignored its input would pass the above.
+    for (std::size_t t = 3; t < 5; ++t) {
+        bool differs = false;
+        for (std::size_t v = 0; v < 12; ++v) differs = differs || logits[t * 12 + v] != logits_changed[t * 12 + v];
+        INFO("position " << t);
+        CHECK(differs);
+    }
 
     const config::Json typo = {{"type", "lm"}, {"block", {{"type", "local_conv_mixer"}, {"kernel_sise", 2}}}};
     config::JsonReader typo_reader(typo, "model");

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "run_helpers.h"
 #include "train/dataset.h"
 
 namespace {
@@ -27,22 +28,23 @@ std::string build_corpus(const std::string& input, const std::string& output) {
 }  // namespace
 
 TEST_CASE("build_poetry drops attributions, notes, quips, prose and column layouts", "[integration]") {
-    const auto dir = std::filesystem::temp_directory_path();
-    const std::string input = (dir / "tf_test_fortunes").string();
+    const tf::test::TempDir dir("tapeformer-poetry");
+    const std::string input = dir / "fortunes";
     std::ofstream(input) << "Roses are red,\n  violets\tare  blue;\n\nSugar is sweet\n"
                             "\t\t-- Anon,\n\t\t   \"Some Book\"\n%\n"
                             "Just one line.\n\t\t-- Somebody\n%\n"
                             "Tin'\buviel sang\n[chorus]\nand the night was long\n\t[Quoted in a manual,\n\t when asked.]\n%\n"
                             "A fitter fits;\t\tThough sinners sin\nA cutter cuts;\t\tAnd thinners thin\n%\n"
                             + std::string(3, 'x') + " " + std::string(80, 'p') + "\n" + std::string(90, 'q') + "\n";
-    const std::string corpus = build_corpus(input, (dir / "tf_test_poems.txt").string());
+    const std::string corpus = build_corpus(input, dir / "poems.txt");
     CHECK(corpus == "Roses are red,\nviolets are blue;\n\nSugar is sweet\n\nTinuviel sang\n\nand the night was long\n");
 }
 
 TEST_CASE("the poetry corpus from fortunes has stanzas and no attribution lines", "[integration]") {
     INFO("needs the Debian package 'fortunes' (scripts/setup.sh installs it): " << kFortunes);
     REQUIRE(std::filesystem::is_regular_file(kFortunes));
-    const std::string output = (std::filesystem::temp_directory_path() / "tf_test_real_poems.txt").string();
+    const tf::test::TempDir dir("tapeformer-poetry");
+    const std::string output = dir / "poems.txt";
     const std::string corpus = build_corpus(kFortunes, output);
     CHECK(build_corpus(kFortunes, output) == corpus);  // deterministic
     const auto stanzas = tf::train::read_text_items(output, "stanzas");

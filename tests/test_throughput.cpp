@@ -2,12 +2,11 @@
 // against the PyTorch peer's models, the timed loops' bookkeeping, and the scaling report files.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-
 #include "analysis/bench_report.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
+#include "run_helpers.h"
 #include "util/files.h"
 #include "xml_check.h"
 
@@ -108,8 +107,8 @@ TEST_CASE("scaling: the RNN's and tiled attention's memory grow linearly in T, p
 }
 
 TEST_CASE("write_scaling_report writes the CSV, the JSON and two well-formed SVG plots", "[unit]") {
-    const std::string dir = (std::filesystem::temp_directory_path() / "tf_test_scaling_report").string();
-    std::filesystem::remove_all(dir);
+    const test::TempDir temp("tapeformer-scaling");
+    const std::string dir = temp / "report";  // write_scaling_report makes it
     const std::vector<analysis::ScalingMeasurement> results{
         {"rnn", 128, 2.5, 1000}, {"plain", 128, 1.5, 4000}, {"rnn", 256, 5.0, 2000}, {"plain", 256, 6.0, 16000}};
     const std::vector<std::string> paths = analysis::write_scaling_report(dir, results);
@@ -122,5 +121,4 @@ TEST_CASE("write_scaling_report writes the CSV, the JSON and two well-formed SVG
         CHECK(svg.find(">rnn<") != std::string::npos);
         CHECK(svg.find(">plain<") != std::string::npos);
     }
-    std::filesystem::remove_all(dir);
 }

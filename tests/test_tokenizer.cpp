@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "run_helpers.h"
 #include "train/tokenizer.h"
 
 using namespace tf;
@@ -90,14 +91,14 @@ TEST_CASE("the ids tokenizer parses and prints ids", "[unit]") {
 }
 
 TEST_CASE("vocab.json round trip through a file", "[unit]") {
-    const auto path = std::filesystem::temp_directory_path() / "tf_test_vocab.json";
+    const test::TempDir dir("tapeformer-tokenizer");
+    const std::string path = dir / "vocab.json";
     for (const Tokenizer& tokenizer : {Tokenizer::build({"the cat, the hat"}, "word"), Tokenizer::ids(50)}) {
-        tokenizer.save(path.string());
-        const Tokenizer loaded = Tokenizer::load(path.string());
+        tokenizer.save(path);
+        const Tokenizer loaded = Tokenizer::load(path);
         CHECK(loaded.to_json() == tokenizer.to_json());
         CHECK(loaded.encode("the hat 7") == tokenizer.encode("the hat 7"));
     }
-    std::filesystem::remove(path);
 }
 
 TEST_CASE("a malformed vocabulary is an error naming the file and the field", "[unit]") {
@@ -119,9 +120,10 @@ TEST_CASE("a malformed vocabulary is an error naming the file and the field", "[
 }
 
 TEST_CASE("loading a file that is not JSON names the file", "[unit]") {
-    const auto path = std::filesystem::temp_directory_path() / "tf_test_bad_vocab.json";
+    const test::TempDir dir("tapeformer-tokenizer");
+    const std::string path = dir / "vocab.json";
     std::ofstream(path) << "{\"kind\": ";
-    CHECK_THROWS_WITH(Tokenizer::load(path.string()), Catch::StartsWith(path.string() + ": not valid JSON"));
+    CHECK_THROWS_WITH(Tokenizer::load(path), Catch::StartsWith(path + ": not valid JSON"));
     std::filesystem::remove(path);
-    CHECK_THROWS_WITH(Tokenizer::load(path.string()), Catch::Contains("cannot open"));
+    CHECK_THROWS_WITH(Tokenizer::load(path), Catch::Contains("cannot open"));
 }
