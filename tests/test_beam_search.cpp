@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <map>
 
 #include "autograd/ops.h"
 #include "autograd/tape.h"
@@ -70,7 +71,9 @@ std::vector<int64_t> greedy_row(SequenceModel& model, const ModelInput& inputs, 
 class ScriptedModel : public SequenceModel {
 public:
     static constexpr int64_t a = 3, b = 4, kVocab = 5;
-    ScriptedModel() : SequenceModel(nullptr) {}
+    // p over (<pad>, <bos>, <eos>, a, b) after each listed token; after any other token, only <eos>.
+    using Script = std::map<int64_t, std::array<double, kVocab>>;
+    explicit ScriptedModel(Script script) : SequenceModel(nullptr), script_(std::move(script)) {}
     Tensor forward(const ModelInput& input) override {
         std::vector<double> logits;
         for (int64_t last : input.tgt_in.values) append_log_probs(logits, last);
@@ -87,14 +90,12 @@ public:
 
 private:
     // Logits log p(next | last): softmax gives back p exactly, and log 0 = −∞ is never chosen.
-    static void append_log_probs(std::vector<double>& out, int64_t last) {
-        // p over (<pad>, <bos>, <eos>, a, b); after a token the table does not list, only <eos>.
-        std::array<double, kVocab> p = {0, 0, 1, 0, 0};
-        if (last == kBosId) p = {0, 0, 0, 0.6, 0.4};
-        if (last == a) p = {0, 0, 0.45, 0.05, 0.5};
-        if (last == b) p = {0, 0, 0.95, 0.05, 0};
+    void append_log_probs(std::vector<double>& out, int64_t last) const {
+        const auto listed = script_.find(last);
+        const std::array<double, kVocab> p = listed == script_.end() ? std::array<double, kVocab>{0, 0, 1, 0, 0} : listed->second;
         for (double q : p) out.push_back(std::log(q));
     }
+    Script script_;
 };
 
 }  // namespace
@@ -117,8 +118,8 @@ TEST_CASE("a beam of 2 finds the more probable sequence that greedy decoding pas
     // A beam of 2 with no length penalty keeps a (0.6) and b (0.4); then of every extension it keeps
     // "b <eos>" (0.38, finished) and "a b" (0.3) over "a <eos>" (0.27); then "a b <eos>" (0.285)
     // finishes the second hypothesis and the search stops: the best finished one is "b".
-    ScriptedModel model;
     using M = ScriptedModel;
+    M model({{kBosId, {0, 0, 0, 0.6, 0.4}}, {M::a, {0, 0, 0.45, 0.05, 0.5}}, {M::b, {0, 0, 0.95, 0.05, 0}}});
     const std::vector<int64_t> greedy = greedy_decode(model, ModelInput{}, kDecode).front();
     CHECK(greedy == std::vector<int64_t>{M::a, M::b});
     CHECK(beam_search(model, ModelInput{}, kDecode, {.beam_size = 1, .length_penalty = 0}).front() == greedy);
@@ -126,4 +127,14 @@ TEST_CASE("a beam of 2 finds the more probable sequence that greedy decoding pas
     // The script says what the comment above computed (teacher forcing, <eos> included).
     CHECK(sequence_log_prob(model, ModelInput{}, {M::a, M::b}) == Approx(std::log(0.285)).epsilon(1e-12));
     CHECK(sequence_log_prob(model, ModelInput{}, {M::b}) == Approx(std::log(0.38)).epsilon(1e-12));
+}
+
+TEST_CASE("a beam search that stops early picks among finished hypotheses only", "[unit]") {
+    // After <bos>: <eos> 0.4, a 0.6; after a: a 0.9, <eos> 0.1. A beam of 2 keeps "<eos>" (0.4,
+    // finished) and "a" (0.6); then "a a" (0.54) and "a <eos>" (0.06, finished). Two have finished,
+    // so the search stops. "a a" is unfinished: every sequence it starts has p ≤ 0.054, so the
+    // answer is the empty sequence (p 0.4), not the prefix "a a".
+    using M = ScriptedModel;
+    M model({{kBosId, {0, 0, 0.4, 0.6, 0}}, {M::a, {0, 0, 0.1, 0.9, 0}}});
+    CHECK(beam_search(model, ModelInput{}, kDecode, {.beam_size = 2, .length_penalty = 0}).front() == std::vector<int64_t>{});
 }

@@ -108,7 +108,10 @@ std::vector<int64_t> beam_search_one(SequenceModel& model, const ModelInput& sin
         if (!live.empty()) reorder_decode_state(state, parents);
         if (static_cast<int64_t>(finished.size()) >= beam.beam_size) break;
     }
-    finished.insert(finished.end(), live.begin(), live.end());  // unfinished at max_length still count
+    // Hypotheses still unfinished compete only when max_length cut them off; after an early stop
+    // (beam_size finished) they are mere prefixes: their probability only bounds, from above, that
+    // of any sequence they would become.
+    if (static_cast<int64_t>(finished.size()) < beam.beam_size) finished.insert(finished.end(), live.begin(), live.end());
     const auto best = std::max_element(finished.begin(), finished.end(), [&](const auto& a, const auto& b) {
         return penalised(a, beam.length_penalty) < penalised(b, beam.length_penalty);
     });
