@@ -13,9 +13,22 @@ TEST_CASE("head entropy and distance: uniform rows give ln S, one-hot rows give 
         for (int64_t j = 0; j < 4; ++j) weights.set({0, 0, i, j}, 0.25), weights.set({0, 1, i, j}, j == 3 - i ? 1.0 : 0.0);
     const auto stats = head_stats(weights);
     CHECK(stats[0].entropy == Approx(std::log(4.0)));
+    CHECK(stats[0].uniform_entropy == Approx(std::log(4.0)));
     CHECK(stats[0].mean_distance == Approx((1.5 + 1.0 + 1.0 + 1.5) / 4));  // mean |i − j| over j, then over i
     CHECK(stats[1].entropy == 0.0);
     CHECK(stats[1].mean_distance == Approx((3 + 1 + 1 + 3) / 4.0));
+}
+
+TEST_CASE("a causal head spread evenly over what it sees is as uniform as it can be: ln(T!)/T", "[unit]") {
+    const int64_t T = 5;
+    Tensor weights = Tensor::zeros({1, 1, T, T}, DType::f64);
+    for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j <= i; ++j) weights.set({0, 0, i, j}, 1.0 / double(i + 1));
+    const HeadStats stats = head_stats(weights)[0];
+    const double log_factorial_over_T = std::lgamma(double(T) + 1) / double(T);  // (1/T)·Σ_i ln(i + 1)
+    CHECK(stats.entropy == Approx(log_factorial_over_T));
+    CHECK(stats.uniform_entropy == Approx(log_factorial_over_T));
+    CHECK(stats.uniform_entropy < std::log(double(T)));   // ln T would make this head look sharp
 }
 
 TEST_CASE("q·k variance is d_k for unit-variance components, 1 after scaling", "[unit]") {

@@ -65,12 +65,14 @@ TEST_CASE("RNN seq2seq: decoding step by step gives the teacher-forced logits", 
 }
 
 TEST_CASE("RNN seq2seq with attention: maps are (B, 1, T, S) rows on the simplex, 0 at padding", "[unit]") {
-    auto model = make_model("gru", "additive", false, 1);
+    const std::string attention = GENERATE(std::string("additive"), std::string("luong_general"));
+    auto model = make_model("gru", attention, false, 1);
     model->keep_attention_maps(true);
     NoGradGuard no_grad;
     model->forward(toy_batch());
     const auto maps = model->attention_maps();
     REQUIRE(maps.size() == 1);
+    CHECK(maps[0].kind == attention);   // the analysis names the mechanism it shows
     const Tensor& weights = maps[0].weights;
     REQUIRE(weights.shape() == Shape{2, 1, 3, 4});
     for (int64_t t = 0; t < 3; ++t) {

@@ -18,6 +18,12 @@ AnalysisExample analysis_example(const train::LoadedRun& run, const std::string&
     const train::Tokenizer& tokenizer = run.dataset.tokenizer;
     train::Example example;
     if (!text.empty()) {
+        // The target of typed text is known only where it is the text itself.
+        const std::string& task = run.config.data.task;
+        if (task != "autoencode" && task != "copy" && task != "lm")
+            throw DataError("analyze --input: the run's task \"" + task + "\" makes its target by its own rule, so the " +
+                            "decoder cannot be fed typed text; --input works for autoencode, copy and lm runs " +
+                            "(leave it out to analyze the first test example)");
         example.src = tokenizer.encode(text);
         example.tgt = example.src;
     } else {
@@ -62,8 +68,9 @@ nlohmann::json report_attention(Report& report, SequenceModel& model, const Anal
             for (char& c : file) c = c == '.' ? '_' : c;
             report.plot(file, heatmap);
             rows.push_back({map.name, map.kind, std::to_string(h), format_number(stats[h].entropy),
-                            format_number(std::log(static_cast<double>(map.weights.size(3)))), format_number(stats[h].mean_distance)});
-            entry["heads"].push_back({{"head", h}, {"entropy", stats[h].entropy}, {"mean_distance", stats[h].mean_distance}});
+                            format_number(stats[h].uniform_entropy), format_number(stats[h].mean_distance)});
+            entry["heads"].push_back({{"head", h}, {"entropy", stats[h].entropy}, {"uniform_entropy", stats[h].uniform_entropy},
+                                      {"mean_distance", stats[h].mean_distance}});
         }
         maps.push_back(entry);
     }

@@ -18,17 +18,22 @@ std::vector<HeadStats> head_stats(const Tensor& weights) {
             for (int64_t i = 0; i < T; ++i) {
                 const double* row = a.data() + ((b * H + h) * T + i) * S;
                 double total = 0, entropy = 0, distance = 0;
+                int64_t seen = 0;
                 for (int64_t j = 0; j < S; ++j) {
                     total += row[j];
-                    if (row[j] > 0) entropy -= row[j] * std::log(row[j]);
+                    if (row[j] > 0) entropy -= row[j] * std::log(row[j]), ++seen;
                     distance += row[j] * static_cast<double>(std::abs(i - j));
                 }
                 if (total == 0) continue;
                 stats[h].entropy += entropy;
+                stats[h].uniform_entropy += std::log(static_cast<double>(seen));
                 stats[h].mean_distance += distance;
                 ++rows;
             }
-        if (rows) stats[h].entropy /= static_cast<double>(rows), stats[h].mean_distance /= static_cast<double>(rows);
+        if (rows) {
+            const double count = static_cast<double>(rows);
+            stats[h].entropy /= count, stats[h].uniform_entropy /= count, stats[h].mean_distance /= count;
+        }
     }
     return stats;
 }

@@ -9,6 +9,9 @@ namespace tf {
 
 struct HeadStats {
     double entropy = 0;        // mean over queries of −Σ_j a_ij ln a_ij (nats); ln S for uniform rows
+    // The same mean for a head spread evenly over the keys each query sees (those with a_ij > 0):
+    // ln S unmasked, (1/T)·Σ_i ln(i + 1) causal — what `entropy` is to be read against.
+    double uniform_entropy = 0;
     double mean_distance = 0;  // mean over queries of Σ_j a_ij |i − j|
 };
 

@@ -19,7 +19,8 @@ struct RunMeasurements {
     train::EvalMetrics test;       // best weights, test split
     std::vector<double> loss_steps, losses, valid_steps, valid_accuracies;
     double grad_norm_variance = 0; // across the logged steps of the second half of training
-    std::vector<double> gradient_by_distance;  // mean ‖∂L_i/∂x_j‖ at |i − j| = d, over test examples
+    // mean ‖∂L_i/∂x_j‖ over test examples at stream distance d = S − j + i (target i, source j; LM: i − j)
+    std::vector<double> gradient_by_distance;
     Matrix kernel;                 // dependency kernel of the first test example
     double receptive_field = 0;    // mean effective receptive field (positions), ε = 1%
     double input_length = 0;       // mean input positions of the probed examples

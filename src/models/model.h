@@ -30,7 +30,7 @@ struct DecodeState {
 // One attention map recorded during the last forward, for analysis: weights (B, H, T, S).
 struct AttentionMap {
     std::string name;  // e.g. "decoder.layers.0.cross_attn"
-    std::string kind;  // "self", "cross" or "additive"
+    std::string kind;  // "self", "cross", or an RNN's attention: "additive", "luong_dot", "luong_general"
     Tensor weights;
     Tensor queries{}, keys{};  // (B, H, T, D) and (B, H_kv, S, D) for dot-product attention; else undefined
 };

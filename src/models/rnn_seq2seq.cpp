@@ -148,7 +148,7 @@ Tensor RnnSeq2Seq::forward(const ModelInput& input) {
         features.push_back(reshape(feature, {B, 1, -1}));
         if (keep_maps_) weights.push_back(reshape(step_weights.detach(), {B, 1, 1, -1}));
     }
-    if (keep_maps_) maps_.push_back({"attention", "additive", concat(weights, 2)});  // (B, 1, T, S)
+    if (keep_maps_) maps_.push_back({"attention", options_.attention, concat(weights, 2)});  // (B, 1, T, S)
     return (*output_)(concat(features, 1));  // (B, T, V)
 }
 

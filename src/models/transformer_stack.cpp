@@ -39,6 +39,8 @@ std::vector<std::pair<std::string, MultiHeadAttention*>> TransformerStack::atten
         } else if (auto* decoder = dynamic_cast<TransformerDecoderBlock*>(layers_->blocks()[i].get())) {
             found.emplace_back(name + ".self_attn", &decoder->self_attn());
             found.emplace_back(name + ".cross_attn", &decoder->cross_attn());
+        } else if (auto* attention = dynamic_cast<MultiHeadAttention*>(layers_->blocks()[i].get())) {
+            found.emplace_back(name, attention);   // an LM whose "block" is bare multi_head_attention
         }
     }
     return found;
