@@ -112,6 +112,48 @@ TEST_CASE("train with a missing config file and eval of a directory that is not 
     require_stderr_contains(run_cli({"eval", "--run", dir.path()}), {dir.path(), "not a run directory"});
 }
 
+TEST_CASE("a start that fails before its first checkpoint can be started again in the same directory", "[integration]") {
+    TempDir dir;
+    const std::string config = dir / "config.json", run = dir / "run";
+    tf::test::write_text(config, valid_config().dump());
+    // A bad --init fails before anything is written.
+    require_stderr_contains(run_cli({"train", config, "--run-dir", run, "--init", dir / "missing.safetensors", "--quiet"}),
+                            {dir / "missing.safetensors"});
+    CHECK_FALSE(std::filesystem::exists(run + "/config.resolved.json"));
+    // A run that dies before its first checkpoint (here: a directory with its config and log only).
+    std::filesystem::create_directories(run);
+    tf::test::write_text(run + "/config.resolved.json", valid_config().dump());
+    tf::test::write_text(run + "/metrics.jsonl", "{\"step\":1,\"loss\":2.5}\n");
+    const CliResult again = run_cli({"train", config, "--run-dir", run, "--quiet"});
+    INFO("stderr: " << again.err);
+    CHECK(again.exit_code == 0);
+    CHECK(std::filesystem::exists(run + "/checkpoints/step-3.safetensors"));
+    CHECK(tf::test::read_text(run + "/metrics.jsonl.failed-start") == "{\"step\":1,\"loss\":2.5}\n");   // the old log is kept
+    CHECK(tf::test::metrics_rows(run + "/metrics.jsonl") == 3);
+}
+
+TEST_CASE("generate with a prompt that fills the model's positions and analyze --input on a reverse run exit 2 saying why",
+          "[integration]") {
+    TempDir dir;
+    Json lm = valid_config();
+    lm["model"] = {{"type", "lm"}, {"d_model", 8}, {"heads", 2}, {"layers", 1}, {"ffn_hidden", 16}, {"max_length", 8}};
+    std::string lines;
+    for (int i = 0; i < 40; ++i) lines += i % 2 ? "a cab\n" : "bad cab\n";
+    tf::test::write_text(dir / "lines.txt", lines);
+    lm["data"] = {{"source", "text"}, {"path", dir / "lines.txt"}, {"split", "lines"}, {"tokenizer", "char"}, {"task", "lm"},
+                  {"max_length", 7}, {"batch_size", 8}};
+    Json reverse = valid_config();
+    reverse["data"]["task"] = "reverse";
+    tf::test::write_text(dir / "lm.json", lm.dump());
+    tf::test::write_text(dir / "reverse.json", reverse.dump());
+    REQUIRE(run_cli({"train", dir / "lm.json", "--run-dir", dir / "lm", "--quiet"}).exit_code == 0);
+    REQUIRE(run_cli({"train", dir / "reverse.json", "--run-dir", dir / "reverse", "--quiet"}).exit_code == 0);
+    require_stderr_contains(run_cli({"generate", "--run", dir / "lm", "--prompt", "abcdeabcde"}),
+                            {"fills the model's 8 positions", "nothing is left to generate"});
+    require_stderr_contains(run_cli({"analyze", "--run", dir / "reverse", "--input", "abc", "--out", dir / "analysis"}),
+                            {"task \"reverse\"", "--input works for autoencode, copy and lm runs"});
+}
+
 TEST_CASE("a short run: a truncated or corrupt checkpoint exits 2 naming it, a second train leaves the run untouched",
           "[integration]") {
     TempDir dir;

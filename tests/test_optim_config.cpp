@@ -122,9 +122,15 @@ TEST_CASE("optimizer config errors name their JSON path", "[unit]") {
          "optimizer.schedule.scale: expected a number > 0, got 0"},
         {R"({"name": "adam", "schedule": {"name": "noam", "warmup_steps": 5, "d_model": 8, "min_lr": 0}})",
          "optimizer.schedule.min_lr: not used by the \"noam\" schedule"},
+        // read() runs with max_steps 1000: steps 501–1000 would train at rate 0
+        {R"({"name": "adam", "lr": 0.1, "schedule": {"name": "cosine", "total_steps": 500}})",
+         "optimizer.schedule.total_steps is 500 but train.max_steps is 1000"},
     };
     for (const auto& [text, message] : cases) {
         INFO(text);
         REQUIRE_THROWS_WITH(read(Json::parse(text)), Catch::StartsWith(message));
     }
+    // A floor above 0 after total_steps is a choice, not a mistake.
+    CHECK(read(Json::parse(R"({"name": "adam", "lr": 0.1, "schedule": {"name": "linear", "total_steps": 500, "min_lr": 0.01}})"))
+              .lr_at(900) == 0.01);
 }

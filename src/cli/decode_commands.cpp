@@ -70,6 +70,9 @@ int run_generate(const DecodeArguments& args) {
     const std::vector<int64_t> prompt = run.dataset.tokenizer.encode(args.prompt);
     train::DecodeOptions options;
     options.max_length = decode_length(run, args, static_cast<int64_t>(prompt.size()));
+    if (options.max_length < 1)
+        throw ValueError("generate: the prompt is " + std::to_string(prompt.size()) + " tokens and, with <bos>, fills the model's " +
+                         std::to_string(run.config.model.max_length) + " positions (model.max_length): nothing is left to generate");
     Rng rng(args.seed);
     const auto generated = train::sample_continuation(*run.model, prompt, options, {args.temperature, args.top_k}, rng);
     std::vector<int64_t> all = prompt;

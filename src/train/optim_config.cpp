@@ -89,6 +89,12 @@ void read_schedule(JsonReader& reader, const std::string& name, double peak_lr, 
         out.total_steps = reader.integer("total_steps", max_steps, 1, INT64_MAX);
         out.warmup_steps = reader.integer("warmup_steps", 0, 0, out.total_steps);
         out.min_lr = reader.number("min_lr", 0, 0, peak_lr);
+        // Past total_steps the rate stays at min_lr: at 0 the remaining steps would change nothing.
+        // (A resume with a larger train.max_steps keeps the saved total_steps and lands here.)
+        if (out.total_steps < max_steps && out.min_lr == 0)
+            throw ConfigError(reader.path_of("total_steps") + " is " + std::to_string(out.total_steps) + " but train.max_steps is " +
+                              std::to_string(max_steps) + ": with min_lr 0 every step after " + std::to_string(out.total_steps) +
+                              " would train at rate 0; set total_steps to max_steps (or min_lr above 0)");
         for (const char* key : {"scale", "d_model"}) reject_if_present(reader, key, user);
     }
     reader.finish();

@@ -24,17 +24,22 @@ void RunDirectory::set_latest(int64_t step) const {
     write_file_atomic(checkpoints() + "/latest", "step-" + std::to_string(step) + ".safetensors\n");
 }
 
-bool RunDirectory::has_run() const { return file_exists(config()) || !latest().empty(); }
+bool RunDirectory::has_run() const { return !latest().empty(); }
 
 void RunDirectory::prune_checkpoints(int64_t keep) const {
     std::vector<std::pair<int64_t, std::string>> steps;
     for (const auto& entry : std::filesystem::directory_iterator(checkpoints())) {
         const std::string name = entry.path().filename().string();
         if (name.rfind("step-", 0) != 0 || entry.path().extension() != ".safetensors") continue;
-        steps.emplace_back(std::stoll(name.substr(5)), entry.path().string());
+        const std::string digits = entry.path().stem().string().substr(5);
+        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;   // not ours
+        steps.emplace_back(std::stoll(digits), entry.path().string());
     }
     std::sort(steps.rbegin(), steps.rend());
-    for (std::size_t i = static_cast<std::size_t>(keep); i < steps.size(); ++i) std::filesystem::remove(steps[i].second);
+    // Never the one `latest` names: a kill between a save and set_latest can leave a newer step file.
+    const std::string keep_always = latest();
+    for (std::size_t i = static_cast<std::size_t>(keep); i < steps.size(); ++i)
+        if (steps[i].second != keep_always) std::filesystem::remove(steps[i].second);
 }
 
 void RunDirectory::truncate_metrics(int64_t step) const {

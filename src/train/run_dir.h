@@ -22,7 +22,7 @@ public:
     // The newest checkpoint's path, from checkpoints/latest; "" when there is none.
     std::string latest() const;
     void set_latest(int64_t step) const;
-    bool has_run() const;  // a config or a checkpoint is already there
+    bool has_run() const;  // a checkpoint is there (a config alone is a start that failed)
     // Deletes step checkpoints older than the newest `keep`.
     void prune_checkpoints(int64_t keep) const;
     // Drops metrics.jsonl lines with "step" > `step` (a resumed run writes them again).

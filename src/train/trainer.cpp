@@ -9,6 +9,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "autograd/kernels/mode.h"
@@ -107,11 +108,16 @@ void TrainingRun::start_fresh() {
     if (dir_.has_run())
         throw Error("run directory '" + dir_.root() + "' already holds a run; continue it with --resume " + dir_.root() +
                     ", or choose another with --run-dir");
+    if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_);   // a bad file fails before any write
+    // A start that failed before its first checkpoint left a config and a log: start over, keeping the log.
+    if (file_exists(dir_.metrics()) && !read_file(dir_.metrics()).empty()) {
+        std::filesystem::rename(dir_.metrics(), dir_.metrics() + ".failed-start");
+        display_.message("no checkpoint in " + dir_.root() + ": starting it over (the old log is metrics.jsonl.failed-start)");
+    }
     make_directories(dir_.checkpoints());
     write_file_atomic(dir_.config(), config_.resolved.dump(2) + "\n");
     dataset_.tokenizer.save(dir_.vocab());
     write_file_atomic(dir_.metrics(), "");
-    if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_);
 }
 
 void TrainingRun::resume() {
@@ -180,6 +186,7 @@ void TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t t
     bool improved = false;
     nlohmann::json row;
     if (evaluate_now && !valid_batches_.empty()) {
+        model_->set_attention_temperature_scale(1.0);   // as the saved model will be used, curriculum or not
         last_valid_ = evaluate(*model_, valid_batches_, train.eval_batches);
         improved = std::isnan(progress_.best_valid_loss) || last_valid_.loss < progress_.best_valid_loss;
         if (improved) progress_.best_valid_loss = last_valid_.loss, progress_.best_step = step;
