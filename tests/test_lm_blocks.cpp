@@ -1,0 +1,31 @@
+// A language model whose "model.block" is a bare registry attention layer is still an attention
+// model to the rest of the framework: analysis finds its maps and the temperature curriculum reaches it.
+#include <catch2/catch.hpp>
+
+#include "autograd/tape.h"
+#include "models/build.h"
+
+using namespace tf;
+
+TEST_CASE("lm with a bare multi_head_attention block: maps are collected and the temperature scale applies", "[unit]") {
+    const config::Json section = {{"type", "lm"}, {"d_model", 8}, {"heads", 2}, {"layers", 2}, {"max_length", 16},
+                                  {"dropout", 0.0}, {"block", {{"type", "multi_head_attention"}, {"heads", 2}}}};
+    config::JsonReader reader(section, "model");
+    ModelBuildContext build;
+    build.vocab_size = 12;
+    build.seed = 3;
+    const auto model = build_model(read_model_config(reader), build);
+    NoGradGuard no_grad;
+    ModelInput input;
+    input.tgt_in = IndexTensor({1, 4, 5, 6, 7}, {1, 5});
+
+    model->keep_attention_maps(true);
+    const auto logits = model->forward(input).to_vector();
+    const auto maps = model->attention_maps();
+    REQUIRE(maps.size() == 2);   // one per layer
+    CHECK(maps[0].name == "blocks.layers.0");
+    CHECK(maps[0].weights.shape() == Shape{1, 2, 5, 5});
+
+    model->set_attention_temperature_scale(0.25);
+    CHECK(model->forward(input).to_vector() != logits);   // sharper attention, other logits
+}
