@@ -30,7 +30,8 @@ config::Json variant_config(const CompareConfig& compare, const CompareVariant& 
             {"data", compare.data}, {"optimizer", optimizer}, {"train", train}};
 }
 
-// Trains the run unless an identical finished one is there; resumes an identical unfinished one.
+// Trains the run unless an identical finished one is there; resumes an identical unfinished one (a
+// directory without a checkpoint is a start that failed: trained again).
 void train_or_reuse(const train::RunConfig& config, const std::string& dir, bool quiet) {
     const train::RunDirectory run(dir);
     train::TrainOptions options;
@@ -39,8 +40,6 @@ void train_or_reuse(const train::RunConfig& config, const std::string& dir, bool
     if (run.has_run()) {
         if (config::load_json_file(run.config()) != config.resolved)
             throw ConfigError(dir + " holds a run with a different config; delete it or rename the comparison");
-        if (run.latest().empty())
-            throw ConfigError(dir + " holds a run that stopped before its first checkpoint; delete it to train again");
         if (train::read_progress(run.latest()).step >= config.train.max_steps) return;  // finished: reuse it
         options.resume = true;
     }
