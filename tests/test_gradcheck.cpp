@@ -62,6 +62,18 @@ TEST_CASE("gradcheck catches a wrong backward and names the worst element", "[un
     CHECK(result.message.find("MISMATCH") != std::string::npos);
 }
 
+TEST_CASE("gradcheck fails where the function is not finite instead of skipping the element", "[unit]") {
+    // y = √x at x = 1e-7: x − eps is negative, so the numeric derivative is NaN. The backward is
+    // wrong too (123·dy), and a NaN comparison must not let it pass.
+    const DifferentiableFn broken = [](const std::vector<Tensor>& in) {
+        const Tensor x = in[0];
+        return record("broken_sqrt", {x}, sqrt(x.detach()), [](const Tensor& dy) -> Grads { return {dy * 123.0}; });
+    };
+    const GradcheckResult result = gradcheck(broken, {test::f64({1e-7, 1e-7}, {2})});
+    CHECK(!result.ok);
+    CHECK(std::isnan(result.numeric));
+}
+
 TEST_CASE("gradcheck checks only the inputs marked requires_grad", "[unit]") {
     Tensor a = test::f64({1, 2}, {2});
     Tensor b = test::f64({3, 4}, {2});

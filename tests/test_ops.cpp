@@ -161,6 +161,28 @@ TEST_CASE("cross_entropy with every target ignored is 0 with 0 gradient, not NaN
     REQUIRE_THROWS_WITH(cross_entropy(logits, IndexTensor({0}, {1})), Catch::Contains("cross_entropy: logits (2,2)"));
 }
 
+TEST_CASE("edge cases: pow with exponent 0 has gradient 0 at x = 0, a sum over no axes leaves x a leaf, bad reshapes and all -inf cross-entropy rows are errors",
+          "[unit]") {
+    Tape::current().clear();
+    Tensor x = f64({0, 2}, {2});
+    x.set_requires_grad();
+    Tape::current().backward(sum(pow(x, 0.0)));
+    require_values(x.grad(), {0, 0});   // d(x⁰)/dx = 0, not 0·0⁻¹ = NaN
+
+    Tape::current().clear();
+    Tensor leaf = f64({1, 2}, {2});
+    leaf.set_requires_grad();
+    const Tensor same = sum(leaf, {}, true);   // no axes: the values, but a new tensor on the tape
+    CHECK(leaf.is_leaf());
+    Tape::current().backward(sum(same));
+    require_values(leaf.grad(), {1, 1});
+
+    REQUIRE_THROWS_WITH(reshape(f64({0, 1, 2, 3, 4, 5}, {6}), {-2, -3}), Catch::Contains("negative size"));
+    const double inf = std::numeric_limits<double>::infinity();
+    REQUIRE_THROWS_WITH(cross_entropy(f64({-inf, -inf, 0, 1}, {2, 2}), IndexTensor({1, 0}, {2})),
+                        Catch::Contains("row 0 has every logit −inf"));
+}
+
 TEST_CASE("shape ops move elements where they belong", "[unit]") {
     const Tensor x = f64({0, 1, 2, 3, 4, 5}, {2, 3});
     require_values(transpose(x, 0, 1), {0, 3, 1, 4, 2, 5});

@@ -69,8 +69,9 @@ GradcheckResult gradcheck(const DifferentiableFn& fn, const std::vector<Tensor>&
             const double a = analytic.data<double>()[i];
             const double excess = std::abs(a - numeric) - (options.atol + options.rtol * std::abs(numeric));
             ++result.checked;
-            if (excess > result.worst_excess || std::isnan(a)) {
-                result.worst_excess = std::isnan(a) ? INFINITY : excess;
+            // A NaN on either side (a non-finite function near x, or a broken backward) fails.
+            if (excess > result.worst_excess || std::isnan(excess)) {
+                result.worst_excess = std::isnan(excess) ? INFINITY : excess;
                 result.input = k;
                 result.index = i;
                 result.analytic = a;

@@ -1,6 +1,8 @@
 // Fused neural-network ops with a hand-written backward: layer norm, dropout, cross-entropy.
 // Each could be composed from smaller ops; fused, they take one pass and keep less memory.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "autograd/error.h"
 #include "autograd/kernels/elementwise.h"
@@ -83,8 +85,14 @@ Tensor cross_entropy(const Tensor& logits, const IndexTensor& targets, CrossEntr
         using T = decltype(zero);
         kernels::log_softmax_rows(logits.data<T>(), log_probs.data<T>(), rows, vocab);
         const T* lp = log_probs.data<T>();
+        const T* z = logits.data<T>();
         for (int64_t r = 0; r < rows; ++r) {
             if (targets.values[r] == options.ignore_index) continue;
+            // Every logit −∞: softmax is undefined, so the row has no loss to score (log_softmax's
+            // 0 for such rows is for attention, where a fully masked query reads nothing).
+            if (std::all_of(z + r * vocab, z + (r + 1) * vocab, [](T v) { return v == -std::numeric_limits<T>::infinity(); }))
+                throw ValueError("cross_entropy: row " + std::to_string(r) + " has every logit −inf: no distribution to " +
+                                 "score its target against (ignore the row with ignore_index, or mask fewer classes)");
             double row_sum = 0;
             for (int64_t v = 0; v < vocab; ++v) row_sum += lp[r * vocab + v];
             total -= (1 - eps) * lp[r * vocab + targets.values[r]] + eps / static_cast<double>(vocab) * row_sum;

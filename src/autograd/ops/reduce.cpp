@@ -58,7 +58,7 @@ Tensor sum_one_axis(const Tensor& x, int64_t axis) {
 // ── sum ──  y = Σ_{axes} x      dx = dy broadcast back over the summed axes
 Tensor sum(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) {
     const auto reduced = normalize_axes(axes, x.dim(), "sum");
-    Tensor y = x;
+    Tensor y = x.view(x.shape());   // never x's own handle: the tape marks its output as made by an op
     // Adjacent reduced axes are merged into one pass: (B, T, C) summed over {0, 1} reads as (B·T, C).
     for (std::size_t i = 0; i < reduced.size();) {
         std::size_t j = i + 1;

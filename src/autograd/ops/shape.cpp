@@ -14,6 +14,7 @@ namespace tf {
 Tensor reshape(const Tensor& x, Shape shape) {
     int64_t inferred_axis = -1, known = 1;
     for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] < -1) throw ShapeError("reshape: " + to_string(shape) + " has a negative size other than -1");
         if (shape[i] == -1) {
             if (inferred_axis != -1) throw ShapeError("reshape: " + to_string(shape) + " has more than one -1");
             inferred_axis = static_cast<int64_t>(i);

@@ -35,10 +35,11 @@ Tensor sqrt(const Tensor& x) {
     });
 }
 
-// ── pow ──   y = xᵖ            dx = dy ⊙ p·xᵖ⁻¹
+// ── pow ──   y = xᵖ            dx = dy ⊙ p·xᵖ⁻¹   (p = 0: y = 1 and dx = 0, also at x = 0)
 Tensor pow(const Tensor& x, double exponent) {
     Tensor y = kernels::map(x, [exponent](auto v) { return std::pow(v, static_cast<decltype(v)>(exponent)); });
     return record("pow", {x}, y, [x, exponent](const Tensor& dy) -> Grads {
+        if (exponent == 0) return {Tensor::zeros(dy.shape(), dy.dtype())};   // not 0·0⁻¹ = NaN
         return {kernels::zip(dy, x, [exponent](auto g, auto v) {
             using T = decltype(v);
             return g * static_cast<T>(exponent) * std::pow(v, static_cast<T>(exponent - 1));
