@@ -93,6 +93,8 @@ void save_checkpoint(const std::string& path, const SequenceModel& model, const 
         {"best_step", std::to_string(progress.best_step)},
         {"dropout_rng", rng_state_to_text(progress.dropout_rng)},
         {"batcher", progress.batcher.to_json().dump()},
+        {"log_loss_sum", text(progress.log_loss_sum)},
+        {"log_steps", std::to_string(progress.log_steps)},
         {"config", resolved_config},
     };
     write_safetensors(path, tensors, metadata);
@@ -109,6 +111,10 @@ TrainingProgress progress_of(const Safetensors& file, const std::string& path) {
     progress.best_valid_loss = parse_number(metadata_field(file, "best_valid_loss", path), "best_valid_loss", path);
     progress.best_step = static_cast<int64_t>(parse_number(metadata_field(file, "best_step", path), "best_step", path));
     progress.dropout_rng = rng_state_from_text(metadata_field(file, "dropout_rng", path), path);
+    if (file.metadata.count("log_steps")) {   // absent in checkpoints written before it was saved: an empty row
+        progress.log_loss_sum = parse_number(metadata_field(file, "log_loss_sum", path), "log_loss_sum", path);
+        progress.log_steps = static_cast<int64_t>(parse_number(metadata_field(file, "log_steps", path), "log_steps", path));
+    }
     try {
         progress.batcher = BatcherState::from_json(nlohmann::json::parse(metadata_field(file, "batcher", path)), path);
     } catch (const nlohmann::json::exception&) {

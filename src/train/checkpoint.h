@@ -17,6 +17,10 @@ struct TrainingProgress {
     int64_t best_step = 0;
     Rng::State dropout_rng{};
     BatcherState batcher;
+    // The log row still open at the save (loss summed over its steps so far), so that a resumed run
+    // logs the same averages as one never cut.
+    double log_loss_sum = 0;
+    int64_t log_steps = 0;
 };
 
 // Writes model ("model.<name>"), optimizer ("optimizer.…") and progress to `path`, atomically.

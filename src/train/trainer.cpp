@@ -130,6 +130,7 @@ void TrainingRun::resume() {
     progress_ = loaded.progress;
     model_->dropout_rng()->set_state(progress_.dropout_rng);
     batcher_->restore(progress_.batcher);
+    loss_sum_ = progress_.log_loss_sum, steps_since_log_ = progress_.log_steps;
     dir_.truncate_metrics(progress_.step);
     write_file_atomic(dir_.config(), config_.resolved.dump(2) + "\n");
 }
@@ -168,6 +169,7 @@ std::string TrainingRun::last_good_checkpoint() const {
 void TrainingRun::save(bool also_best) {
     progress_.dropout_rng = model_->dropout_rng()->state();
     progress_.batcher = batcher_->state();
+    progress_.log_loss_sum = loss_sum_, progress_.log_steps = steps_since_log_;
     progress_.elapsed_seconds += seconds_since(started_);
     started_ = Clock::now();
     const std::string resolved = config_.resolved.dump();
