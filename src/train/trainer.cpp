@@ -9,7 +9,6 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 
 #include "autograd/kernels/mode.h"
@@ -109,10 +108,12 @@ void TrainingRun::start_fresh() {
         throw Error("run directory '" + dir_.root() + "' already holds a run; continue it with --resume " + dir_.root() +
                     ", or choose another with --run-dir");
     if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_);   // a bad file fails before any write
-    // A start that failed before its first checkpoint left a config and a log: start over, keeping the log.
+    // A start that failed before its first checkpoint left a config and a log: start over, keeping
+    // the log (appended to those of earlier failed starts).
     if (file_exists(dir_.metrics()) && !read_file(dir_.metrics()).empty()) {
-        std::filesystem::rename(dir_.metrics(), dir_.metrics() + ".failed-start");
-        display_.message("no checkpoint in " + dir_.root() + ": starting it over (the old log is metrics.jsonl.failed-start)");
+        const std::string failed = dir_.metrics() + ".failed-start";
+        write_file_atomic(failed, (file_exists(failed) ? read_file(failed) : "") + read_file(dir_.metrics()));
+        display_.message("no checkpoint in " + dir_.root() + ": starting it over (the old log is in metrics.jsonl.failed-start)");
     }
     make_directories(dir_.checkpoints());
     write_file_atomic(dir_.config(), config_.resolved.dump(2) + "\n");
