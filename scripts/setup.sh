@@ -1,23 +1,59 @@
 # Sourced by demo.sh and test.sh: install what is missing, then configure and build once.
-# Works on a fresh Debian 12 machine with only g++, cmake, git and python3; as root or with sudo.
+# Works on a fresh Debian 12 (bookworm) or Debian 13 (trixie) machine with only g++, cmake, git and
+# python3; as root or with sudo. scripts/check-fresh.sh proves it on freshly made roots of both.
 
 TF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TF_PACKAGES=(g++ cmake ninja-build libdnnl-dev libcli11-dev nlohmann-json3-dev catch2 fortunes)
+# One entry per need. "a|b": the releases name it differently; the first name this release's
+# archive has is installed (Catch2 v3 is libcatch2-dev on Debian 13, Catch2 v2 is catch2 on 12).
+# ocl-icd-opencl-dev: Debian's dnnl-config.cmake does find_package(OpenCL REQUIRED), and
+# libdnnl-dev only recommends it, so --no-install-recommends would leave it out.
+TF_PACKAGES=(g++ cmake ninja-build libdnnl-dev ocl-icd-opencl-dev libcli11-dev nlohmann-json3-dev
+             "libcatch2-dev|catch2" fortunes)
+
+tf_is_installed() {
+    [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
+# The entries of TF_PACKAGES none of whose names is installed.
+tf_missing_entries() {
+    local entry name
+    for entry in "${TF_PACKAGES[@]}"; do
+        local found=no
+        IFS='|' read -ra names <<< "$entry"
+        for name in "${names[@]}"; do tf_is_installed "$name" && found=yes; done
+        [ $found = yes ] || echo "$entry"
+    done
+}
+
+# The first name of an entry that this release's archive offers (after apt-get update).
+tf_available_name() {
+    local name candidate
+    IFS='|' read -ra names <<< "$1"
+    for name in "${names[@]}"; do
+        candidate=$(apt-cache policy "$name" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+        [ -n "$candidate" ] && [ "$candidate" != "(none)" ] && { echo "$name"; return 0; }
+    done
+    echo "error: no package of '$1' in this release's archive" >&2
+    return 1
+}
 
 tf_install_missing() {
-    local missing=()
-    for package in "${TF_PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    echo "==> installing: ${missing[*]}"
+    local entries
+    mapfile -t entries < <(tf_missing_entries)
+    [ ${#entries[@]} -eq 0 ] && return 0
     local sudo=""
     if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null || { echo "error: need root or sudo to install ${missing[*]}" >&2; return 1; }
+        command -v sudo >/dev/null || { echo "error: need root or sudo to install ${entries[*]}" >&2; return 1; }
         sudo="sudo"
     fi
     $sudo apt-get update -qq || return 1
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || return 1
+    local packages=() entry name
+    for entry in "${entries[@]}"; do
+        name=$(tf_available_name "$entry") || return 1
+        packages+=("$name")
+    done
+    echo "==> installing: ${packages[*]}"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${packages[@]}" >/dev/null || return 1
 }
 
 # The poetry corpus (from Debian's fortunes package, see data/README.md) and the bench configs'
@@ -32,14 +68,15 @@ tf_prepare_data() {
     python3 "$TF_ROOT/data/build_poetry.py" || return 1
 }
 
-# tf_build BUILD_DIR [cmake args...]: configure once (reused later), then build everything.
+# tf_build BUILD_DIR [cmake args...]: configure (quick when nothing changed, and it makes the
+# arguments and TF_NATIVE take effect in an existing build), then build everything.
+# TF_NATIVE=OFF in the environment builds for plain x86-64 instead of this machine's CPU.
 tf_build() {
     local build_dir=$1
     shift
-    if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-        echo "==> configuring $build_dir"
-        cmake -S "$TF_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null || return 1
-    fi
+    echo "==> configuring $build_dir"
+    cmake -S "$TF_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+          ${TF_NATIVE:+"-DTF_NATIVE=$TF_NATIVE"} "$@" >/dev/null || return 1
     echo "==> building $build_dir"
     cmake --build "$build_dir" -j "$(nproc)" || return 1
 }

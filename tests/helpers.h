@@ -1,6 +1,6 @@
 // Small helpers shared by the tests: building tensors from literals and comparing them.
 #pragma once
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 #include <vector>
 

@@ -5,7 +5,7 @@
 //   const auto result = test::gradcheck_module(mha, [&](const std::vector<Tensor>& in) {
 //       return mha(in[0], {}); }, {x});
 #pragma once
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstring>
 #include <functional>
 #include <string>

@@ -1,6 +1,6 @@
 // Additive (Bahdanau) and Luong attention for RNN decoders: scores by the formula, weights on the
 // simplex with exactly 0 on masked source positions, and f64 gradchecks w.r.t. inputs and parameters.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "autograd/error.h"

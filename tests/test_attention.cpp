@@ -1,7 +1,7 @@
 // Attention: hand-computed values, mask tables, error messages, gradchecks of scaled dot-product
 // attention and multi-head attention (inputs and every parameter; GQA, MQA, cross-attention),
 // and the registry building it from JSON.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "attention_helpers.h"

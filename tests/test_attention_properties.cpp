@@ -1,7 +1,7 @@
 // The theorems of the seeds, checked on our attention: weights on the simplex, masked keys with
 // exactly zero weight and gradient, convex hull, permutation equivariance, causality, temperature
 // limits, the √d_k scaling, parameter count, GQA/window/identity equivalences, the analytic backward.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <algorithm>
 #include <cmath>
 

@@ -1,5 +1,5 @@
 // Head statistics and the q·k scale check on constructed inputs.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "analysis/attention_stats.h"

@@ -1,6 +1,6 @@
 // The basic layers — Linear, Embedding, LayerNorm, Dropout, FeedForward — and the initialisation
 // schemes: gradchecks over inputs and every parameter, hand-computed values, and their promises.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 #include <memory>
 

@@ -1,6 +1,6 @@
 // Batching: padding, <bos>/<eos> placement, masks and lengths; the Batcher's epochs (each
 // example exactly once, with or without bucketing) and its save/restore continuation.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <map>
 
 #include "train/batching.h"

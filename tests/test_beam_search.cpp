@@ -1,6 +1,6 @@
 // Beam search against greedy decoding: a beam of one is greedy decoding, and on a scripted model
 // whose probabilities are worked out by hand a wider beam finds the sequence greedy misses.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <array>
 #include <cmath>

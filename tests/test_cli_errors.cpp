@@ -2,7 +2,7 @@
 // JSON path and what was expected; a missing file, a directory that is not a run, or a broken
 // checkpoint exits 2 naming the file; a run directory that already holds a run is left untouched;
 // decoding an untrained model stops where its positions end instead of failing.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <filesystem>
 #include <fstream>
 #include <sstream>

@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <regex>

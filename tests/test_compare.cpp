@@ -1,7 +1,7 @@
 // `compare` end to end on a tiny budget: the report lists every variant and every prediction,
 // report.json holds the numbers, every SVG is well-formed with one series per variant, and a
 // second call reuses the finished runs.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <filesystem>
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // Datasets: each synthetic task obeys its definition, generation and splits are reproducible,
 // text and JSONL sources load (and their errors name file:line), and every DataConfig error
 // names its JSON path.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <fstream>
 #include <set>
 

@@ -1,6 +1,6 @@
 // End to end: small models learn the copy task and overfit one batch; a trained run's directory
 // holds what the trainer promises, and eval, reconstruct and config print read it back as documented.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <nlohmann/json.hpp>
 
 #include "autograd/kernels/mode.h"

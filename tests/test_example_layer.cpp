@@ -1,7 +1,7 @@
 // The worked example of docs/extending.md: the local convolution mixer, held to central differences
 // in f64, its promise (y_t reads exactly x_{t−k+1} … x_t), its registry entry, and a language model
 // whose blocks are named by "model.block".
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/ops.h"
 #include "autograd/tape.h"

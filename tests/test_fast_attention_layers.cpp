@@ -1,6 +1,6 @@
 // The "tiled_attention" and "linear_attention" layers: built from config by the registry with
 // PyTorch-style parameter names, causal and padding behaviour from the SequenceContext, gradcheck.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"

@@ -1,6 +1,6 @@
 // The fast kernels (threads, oneDNN) against the readable reference loops, on odd shapes, through
 // whole ops: the same forward value and the same gradients, in f32.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <functional>
 
 #include "autograd/kernels/mode.h"

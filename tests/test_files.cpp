@@ -1,5 +1,5 @@
 // Atomic file writes.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <filesystem>
 
 #include "autograd/error.h"

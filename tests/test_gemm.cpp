@@ -1,6 +1,6 @@
 // GEMM kernels: the oneDNN f32 path and the f64 loop must equal the reference triple loop on odd
 // shapes, every transpose, broadcast batches and accumulate; plus one case worked out by hand.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/kernels/gemm.h"
 #include "autograd/kernels/mode.h"

@@ -1,6 +1,6 @@
 // Every op's backward against central differences in f64 (the table in autograd/op_checks.cpp),
 // that the table covers every op, and that gradcheck itself catches a wrong backward.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <algorithm>
 #include <set>
 

@@ -1,5 +1,5 @@
 // Gradient probes on hand-built models whose Jacobians are known in closed form.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "analysis/gradient_probe.h"

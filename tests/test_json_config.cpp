@@ -1,6 +1,6 @@
 // The strict JSON reader: every kind of config mistake gives an error naming the JSON path and
 // what was expected (table-driven), plus duplicate keys, parse errors and --set overrides.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "config/json_file.h"
 #include "config/json_reader.h"

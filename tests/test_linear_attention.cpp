@@ -1,6 +1,6 @@
 // Linear attention: hand-computed cases, the causal scan against the masked quadratic form,
 // causality, non-negative implied weights, padding, and gradchecks of both forms and the fused op.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "autograd/error.h"

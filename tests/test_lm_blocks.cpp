@@ -1,6 +1,6 @@
 // A language model whose "model.block" is a bare registry attention layer is still an attention
 // model to the rest of the framework: analysis finds its maps and the temperature curriculum reaches it.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/tape.h"
 #include "models/build.h"

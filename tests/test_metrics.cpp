@@ -1,5 +1,5 @@
 // Accuracy counting on a constructed prediction, checked against a hand count.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "train/metrics.h"

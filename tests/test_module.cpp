@@ -1,6 +1,6 @@
 // Module bookkeeping: dotted names, parameter counts, state dicts (shape-checked, naming the
 // offending parameter), train/eval propagation; the registry's errors.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "layers/feed_forward.h"
 #include "layers/recurrent/recurrent_layer.h"

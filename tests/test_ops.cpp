@@ -1,6 +1,6 @@
 // Op values against hand-computed results, the edge cases each op promises (masked rows, ignored
 // targets, eval-mode dropout), and error messages that name the op and both shapes.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 #include <limits>
 

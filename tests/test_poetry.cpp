@@ -1,6 +1,6 @@
 // data/build_poetry.py: its cleaning rules on a small hand-made fortunes file, and the real corpus
 // built from the Debian `fortunes` package (which scripts/setup.sh installs).
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>

@@ -1,6 +1,6 @@
 // Positional encodings: the sinusoidal table by its formula and its relative-position rotation
 // (seed 003 Thm 7.2), offsets, the √C input scale, and the learned table's parameter and gradient.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "autograd/ops.h"

@@ -1,7 +1,7 @@
 // RNN, GRU and LSTM cells and unrolled layers: hand-computed steps, PyTorch names and shapes,
 // f64 gradchecks w.r.t. inputs, states and every parameter, the config factory and its errors.
 #include <algorithm>
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "recurrent_test_options.h"

@@ -1,7 +1,7 @@
 // What recurrent layers promise beyond single steps: padded items behave as if run alone, the
 // reverse direction starts at each item's last valid step, outputs are causal, and (seed 002) the
 // gradient through a tanh RNN with small recurrent weights vanishes geometrically with distance.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "recurrent_test_options.h"

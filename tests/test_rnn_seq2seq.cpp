@@ -1,6 +1,6 @@
 // The RNN encoder-decoder: shapes, decoding step by step equals teacher forcing, gradients reach
 // every parameter, and attention maps are rows on the simplex.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/ops.h"
 #include "autograd/tape.h"

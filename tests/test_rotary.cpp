@@ -1,6 +1,6 @@
 // Rotary position embedding: a hand-computed rotation, the relative-position property
 // ⟨R_m q, R_n k⟩ = f(m − n), norm preservation, and gradcheck of the composition.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "autograd/error.h"

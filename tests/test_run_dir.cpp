@@ -1,6 +1,6 @@
 // The run directory's bookkeeping: pruning old step checkpoints keeps the one `latest` names and
 // leaves files that are not ours alone.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <filesystem>
 

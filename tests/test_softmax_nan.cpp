@@ -1,6 +1,6 @@
 // A NaN reaching a softmax comes out as NaN: only a row that is entirely −∞ (every key masked)
 // may become zeros. A row of NaN scores turned into zeros would hide a poisoned weight.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 #include <limits>
 

@@ -1,5 +1,5 @@
 // SVG plots: well-formed XML with the expected number of series, points, legend entries and cells.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <cmath>
 
 #include "analysis/svg.h"

@@ -1,6 +1,6 @@
 // The tape's rules: gradients by hand, accumulation, the errors for misuse, NoGradGuard, detach,
 // clear, dump.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <sstream>
 
 #include "autograd/error.h"

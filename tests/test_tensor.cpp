@@ -1,5 +1,5 @@
 // Tensor basics: factories, element access, dtype conversion, printing, the seeded RNG.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <sstream>
 
 #include "autograd/error.h"

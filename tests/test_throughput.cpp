@@ -1,6 +1,6 @@
 // The benchmark library behind `tapeformer bench`: the gemm FLOP counter, the reference workloads
 // against the PyTorch peer's models, the timed loops' bookkeeping, and the scaling report files.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "analysis/bench_report.h"
 #include "autograd/kernels/gemm.h"

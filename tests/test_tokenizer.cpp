@@ -1,5 +1,5 @@
 // Tokenizers: splitting rules, special ids, deterministic vocabularies, round trips, vocab.json.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <filesystem>
 #include <fstream>
 

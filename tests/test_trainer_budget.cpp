@@ -1,6 +1,6 @@
 // The time budget (train.max_minutes) ends a run like its step budget does: the step that spends
 // it is evaluated, logged and saved, and a resume with the budget spent trains no further.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <nlohmann/json.hpp>
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // A temperature curriculum changes attention while training, not how the model is judged: the
 // validation that picks best.safetensors runs at multiplier 1, as eval/reconstruct load the model.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <nlohmann/json.hpp>
 
 #include <sstream>

@@ -2,7 +2,7 @@
 // with the same parameters and optimizer state, bit for bit, as the run that was never cut —
 // with dropout drawing masks, the learning rate still warming up at the cut, an evaluation at the
 // cut that the uninterrupted run does not make, and the cut in the middle of an epoch.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "run_helpers.h"
 #include "train/run_dir.h"

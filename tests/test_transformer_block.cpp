@@ -1,6 +1,6 @@
 // Transformer encoder/decoder blocks: gradchecks (pre-LN and post-LN, inputs and every parameter),
 // the residual/norm placement, causality of the decoder, PyTorch-like names, the registry.
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <algorithm>
 #include <cmath>
 

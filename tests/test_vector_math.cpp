@@ -1,6 +1,6 @@
 // The vectorisable exp, tanh, sigmoid and normal CDF of the fast elementwise path against libm,
 // element by element.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <cmath>
 #include <limits>

@@ -6,7 +6,7 @@
 
 #include <exception>
 
-#include <oneapi/dnnl/dnnl.hpp>
+#include "autograd/kernels/onednn.h"
 
 #include <algorithm>
 #include <atomic>
@@ -159,8 +159,8 @@ CachedMatmul create_matmul(const GemmShape& s) {
         sum_into_c.append_sum(1.0f);
         attr.set_post_ops(sum_into_c);
     }
-    const dnnl::matmul::desc desc(cached.a_desc, cached.b_desc, cached.c_desc);
-    const dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+    const dnnl::matmul::primitive_desc pd =
+        onednn::matmul_primitive_desc(cpu_engine(), cached.a_desc, cached.b_desc, cached.c_desc, attr);
     cached.primitive = dnnl::matmul(pd);
     cached.scratchpad_desc = pd.scratchpad_desc();
     return cached;

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# scripts/check-fresh.sh [bookworm|trixie]...   (no argument: both)
+#
+# The README's two commands as a new user meets them: a freshly made Debian root of each release
+# (debootstrap --variant=minbase, then only the toolchain the README names: g++ cmake git python3
+# ca-certificates), the current commit cloned into it, then scripts/test.sh and scripts/demo.sh
+# run inside it (chroot, with /proc mounted). It prints one line per release: passed, or the
+# first error. A machine with leftovers hides a missing install step; a fresh root does not.
+#
+#   - Needs root, and the Debian mirror this machine's apt sources name (read from apt, never
+#     written here); TF_DEBIAN_MIRROR=URL picks another.
+#   - Base roots (debootstrap + toolchain) are cached in $TF_FRESH_CACHE, default
+#     /var/cache/tapeformer-fresh, so a later run pays for the builds, not for debootstrap. A base
+#     is made under a temporary name and renamed only when complete, so a run that was cut off
+#     never leaves a half-made root that a later run would trust. Each check runs in a copy of
+#     the base, which stays clean. Downloaded .debs are kept beside the bases.
+#   - bookworm builds with TF_NATIVE=OFF (plain x86-64, so the non-AVX-512 code paths are built
+#     and tested somewhere); trixie keeps the native default (-march=native).
+#   - Exit 0 when every release passed, 1 when one failed, 2 on bad input (an unknown release,
+#     not root, no debootstrap, the mirror unreachable).
+set -uo pipefail
+
+TF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${TF_FRESH_CACHE:-/var/cache/tapeformer-fresh}
+BASE_TOOLCHAIN=(g++ cmake git python3 ca-certificates)
+CHROOT_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+bad_input() {
+    echo "check-fresh: $*" >&2
+    exit 2
+}
+
+# The TF_NATIVE setting each release's check builds with.
+native_setting() {
+    case $1 in
+        bookworm) echo OFF ;;
+        trixie) echo ON ;;
+    esac
+}
+
+# "1m05s" for 65 seconds.
+duration() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+# The URL of the Debian archive (origin and label "Debian", not the security archive) that this
+# machine's apt sources name, as apt reports it.
+debian_mirror_from_apt() {
+    apt-cache policy 2>/dev/null | awk '
+        /^ *[0-9]+ (https?|file):/ { url = $2; next }
+        /release / && /o=Debian,/ && /l=Debian,/ && url != "" { print url; exit }'
+}
+
+find_mirror() {
+    [ -n "${TF_DEBIAN_MIRROR:-}" ] && { echo "$TF_DEBIAN_MIRROR"; return 0; }
+    local mirror
+    mirror=$(debian_mirror_from_apt)
+    if [ -z "$mirror" ]; then
+        apt-get update -qq >/dev/null 2>&1
+        mirror=$(debian_mirror_from_apt)
+    fi
+    [ -n "$mirror" ] || return 1
+    echo "$mirror"
+}
+
+# Unmount everything mounted at or below DIR, deepest first.
+unmount_under() {
+    local dir=$1 mount_point
+    awk -v dir="$dir" '$2 == dir || index($2, dir "/") == 1 { print $2 }' /proc/self/mounts |
+        sort -r | while read -r mount_point; do
+            umount "$mount_point" 2>/dev/null || umount -l "$mount_point"
+        done
+}
+
+# Remove a root: first whatever is mounted inside it, then the files, never crossing into
+# another file system (a mount that would not go away is left alone, not emptied).
+remove_root() {
+    [ -e "$1" ] || return 0
+    unmount_under "$1"
+    rm -rf --one-file-system "$1"
+}
+
+# What a program inside the root needs beyond its files: /proc, /sys, /dev, and the host's DNS.
+mount_system_dirs() {
+    local root=$1
+    mount -t proc proc "$root/proc" &&
+        mount --bind /sys "$root/sys" &&
+        mount --bind /dev "$root/dev" &&
+        mount --bind /dev/pts "$root/dev/pts" &&
+        cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+}
+
+# in_root ROOT COMMAND...: run a shell command inside ROOT with a clean environment.
+in_root() {
+    local root=$1
+    shift
+    chroot "$root" /usr/bin/env -i HOME=/root PATH="$CHROOT_PATH" LANG=C.UTF-8 TERM=dumb "$@"
+}
+
+# The first line of LOG that says what went wrong (a compiler or CMake error, a failed test, an
+# apt error, a Python exception), with CMake's message line joined to its "CMake Error at" line.
+first_error() {
+    awk '
+        joining { if ($0 ~ /[^ ]/) { sub(/^ +/, ""); print prefix " " $0; exit } next }
+        / Passed / { next }
+        /CMake Error/ { prefix = $0; joining = 1; next }
+        /error:|Error:|ERROR|Could NOT find|\*\*\*Failed|\(Failed\)|\(Subprocess aborted\)|^E: |^FAILED:|Traceback|No such file/ {
+            print; exit }
+        ' "$1"
+}
+
+# make_base RELEASE MIRROR: a minimal root with the README's toolchain, at $CACHE/RELEASE.
+# Progress goes to stderr; on failure, the reason to stdout.
+make_base() {
+    local release=$1 mirror=$2
+    local base=$CACHE/$release partial=$CACHE/$release.partial
+    local log=$CACHE/logs/$release-base.log
+    local stamp="debootstrap --variant=minbase $release + ${BASE_TOOLCHAIN[*]}"
+    [ -f "$base/.tf-base-complete" ] && [ "$(cat "$base/.tf-base-complete")" = "$stamp" ] && return 0
+    remove_root "$base"
+    remove_root "$partial"
+    echo "==> $release: making a minimal root (debootstrap; the log: $log)" >&2
+    if ! debootstrap --variant=minbase "$release" "$partial" "$mirror" >"$log" 2>&1; then
+        echo "debootstrap failed: $(first_error "$log")"
+        remove_root "$partial"
+        return 1
+    fi
+    mount_system_dirs "$partial" &&
+        in_root "$partial" /bin/sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -q --no-install-recommends ${BASE_TOOLCHAIN[*]} && apt-get clean" >>"$log" 2>&1
+    local status=$?
+    unmount_under "$partial"
+    if [ $status -ne 0 ]; then
+        echo "installing the toolchain failed: $(first_error "$log")"
+        remove_root "$partial"
+        return 1
+    fi
+    echo "$stamp" >"$partial/.tf-base-complete"
+    mv "$partial" "$base"
+}
+
+# versions ROOT: the compiler and library versions a check used, from the root's dpkg.
+versions() {
+    in_root "$1" dpkg-query -W -f='${Package} ${Version}\n' g++ libdnnl-dev libcatch2-dev catch2 2>/dev/null |
+        awk '$2 != "" { sub(/^[0-9]+:/, "", $2); sub(/[-+~].*/, "", $2); printf "%s%s %s", sep, $1, $2; sep = ", " }'
+}
+
+# check_release RELEASE MIRROR: prints the release's one line (progress to stderr); returns 0 if
+# it passed.
+check_release() {
+    local release=$1 mirror=$2
+    local work=$CACHE/$release.work log=$CACHE/logs/$release.log native
+    native=$(native_setting "$release")
+    local reason
+    reason=$(make_base "$release" "$mirror") || { echo "$release: FAILED making the root: $reason"; return 1; }
+    remove_root "$work"
+    cp -a --reflink=auto "$CACHE/$release" "$work" &&
+        mkdir -p "$CACHE/debs/$release" &&
+        mount_system_dirs "$work" &&
+        mount --bind "$CACHE/debs/$release" "$work/var/cache/apt/archives" &&
+        git clone --quiet --no-checkout "$TF_ROOT" "$work/root/tapeformer" &&
+        git -C "$work/root/tapeformer" checkout --quiet --detach "$(git -C "$TF_ROOT" rev-parse HEAD)" ||
+        { unmount_under "$work"; echo "$release: FAILED preparing the copy of the root"; return 1; }
+    : >"$log"
+    local step started seconds timings=()
+    for step in scripts/test.sh scripts/demo.sh; do
+        echo "==> $release: $step (TF_NATIVE=$native; the log: $log)" >&2
+        started=$(date +%s)
+        in_root "$work" TF_NATIVE="$native" /bin/bash -c "cd /root/tapeformer && $step" >>"$log" 2>&1
+        local status=$?
+        seconds=$(($(date +%s) - started))
+        if [ $status -ne 0 ]; then
+            unmount_under "$work"
+            echo "$release: FAILED in $step after $(duration "$seconds"): $(first_error "$log") (log: $log; root kept: $work)"
+            return 1
+        fi
+        timings+=("$step $(duration "$seconds")")
+    done
+    if [ ! -s "$work/root/tapeformer/runs/demo/report.md" ]; then
+        unmount_under "$work"
+        echo "$release: FAILED: scripts/demo.sh wrote no runs/demo/report.md (log: $log)"
+        return 1
+    fi
+    local used
+    used=$(versions "$work")
+    remove_root "$work"
+    echo "$release: passed (${timings[0]}, ${timings[1]}; TF_NATIVE=$native; $used)"
+}
+
+main() {
+    local releases=("$@") release
+    [ ${#releases[@]} -gt 0 ] || releases=(bookworm trixie)
+    for release in "${releases[@]}"; do
+        [ -n "$(native_setting "$release")" ] ||
+            bad_input "unknown release '$release' (known: bookworm for Debian 12, trixie for Debian 13)"
+    done
+    [ "$(id -u)" -eq 0 ] || bad_input "needs root (debootstrap, mount and chroot); run it as root or with sudo"
+    if ! command -v debootstrap >/dev/null; then
+        echo "==> installing debootstrap"
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; } >/dev/null 2>&1 ||
+            bad_input "debootstrap is not installed and apt-get could not install it"
+    fi
+    local mirror
+    mirror=$(find_mirror) || bad_input "no Debian archive in this machine's apt sources (set TF_DEBIAN_MIRROR=URL)"
+    for release in "${releases[@]}"; do
+        wget -q -T 20 -t 2 -O /dev/null "$mirror/dists/$release/InRelease" ||
+            bad_input "cannot reach $release on the Debian mirror $mirror (from apt's sources): no network?"
+    done
+
+    mkdir -p "$CACHE/logs" || bad_input "cannot create the cache directory $CACHE"
+    exec 9>"$CACHE/.lock"
+    flock -n 9 || bad_input "another check-fresh.sh is running on $CACHE"
+    trap 'unmount_under "$CACHE"' EXIT
+    trap 'exit 130' INT TERM
+    [ -z "$(git -C "$TF_ROOT" status --porcelain --untracked-files=no)" ] ||
+        echo "note: uncommitted changes are not checked: the roots get the commit $(git -C "$TF_ROOT" rev-parse --short HEAD)"
+
+    local results=() failed=0 result
+    for release in "${releases[@]}"; do
+        result=$(check_release "$release" "$mirror") || failed=1
+        results+=("$result")
+        echo "$result"
+    done
+    echo
+    echo "check-fresh at $(git -C "$TF_ROOT" rev-parse --short HEAD):"
+    printf '%s\n' "${results[@]}"
+    return $failed
+}
+
+main "$@"
