@@ -103,7 +103,7 @@ first_error() {
         / Passed / { next }
         /CMake Error/ { prefix = $0; joining = 1; next }
         /error:|Error:|ERROR|Could NOT find|\*\*\*Failed|\(Failed\)|\(Subprocess aborted\)|^E: |^FAILED:|Traceback|No such file/ {
-            print; exit }
+            sub(/^[ \t]+/, ""); gsub(/ \.\.\.+/, ""); print; exit }
         ' "$1"
 }
 

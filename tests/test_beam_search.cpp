@@ -53,7 +53,7 @@ double sequence_log_prob(SequenceModel& model, const ModelInput& x, const std::v
     std::vector<int64_t> tgt_in = {kBosId};
     tgt_in.insert(tgt_in.end(), y.begin(), y.end());
     input.tgt_in = IndexTensor(tgt_in, {1, T});
-    input.tgt_lengths = {T};
+    input.tgt_lengths.assign(1, T);   // not = {T}: g++ 14 warns wrongly (-Warray-bounds) on that
     input.tgt_padding_mask = Tensor::zeros({1, T});
     const Tensor log_probs = log_softmax(model.forward(input));  // (1, T, V)
     double total = 0;
