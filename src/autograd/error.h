@@ -12,6 +12,32 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Bad input from outside the program — a config, a data file, a checkpoint, an argument value:
+// the CLI exits 2 for this family (and 1 for any other error, which is a bug of ours). Fuzz
+// harnesses hold every loader to throwing nothing else.
+class InputError : public Error {
+public:
+    using Error::Error;
+};
+
+// A config that is wrong: names the JSON path and what was expected.
+class ConfigError : public InputError {
+public:
+    using InputError::InputError;
+};
+
+// A data file (corpus, JSONL, vocab.json) that is wrong: names the file (and line or field).
+class DataError : public InputError {
+public:
+    using InputError::InputError;
+};
+
+// A checkpoint file that cannot be written or read: names the file and the problem.
+class CheckpointError : public InputError {
+public:
+    using InputError::InputError;
+};
+
 // Shapes that do not fit an op: "matmul: (2,3) x (4,5): inner dimensions 3 and 4 differ".
 class ShapeError : public Error {
 public:
@@ -25,9 +51,9 @@ public:
 };
 
 // A value outside an op's domain: negative dropout probability, wrong dtype, ...
-class ValueError : public Error {
+class ValueError : public InputError {
 public:
-    using Error::Error;
+    using InputError::InputError;
 };
 
 }  // namespace tf

@@ -8,9 +8,6 @@
 #include "autograd/error.h"
 #include "autograd/kernels/mode.h"
 #include "cli/commands.h"
-#include "config/json_reader.h"
-#include "train/safetensors.h"
-#include "train/tokenizer.h"
 
 namespace {
 // OpenMP threads that spin while they wait (libgomp's default) make training 5–25× slower when
@@ -21,11 +18,6 @@ void prefer_sleeping_openmp_waits(char** argv) {
     if (std::getenv("OMP_WAIT_POLICY")) return;
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv);  // only returns on failure: then carry on as we are
-}
-// A bad config, data file, checkpoint or argument value: exit 2. Anything else: exit 1.
-bool is_bad_input(const std::exception& error) {
-    return dynamic_cast<const tf::ConfigError*>(&error) || dynamic_cast<const tf::DataError*>(&error) ||
-           dynamic_cast<const tf::CheckpointError*>(&error) || dynamic_cast<const tf::ValueError*>(&error);
 }
 }  // namespace
 
@@ -58,7 +50,8 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const std::exception& error) {
         std::cerr << "error: " << error.what() << "\n";
-        return is_bad_input(error) ? 2 : 1;
+        // A bad config, data file, checkpoint or argument value: exit 2. Anything else: exit 1.
+        return dynamic_cast<const tf::InputError*>(&error) ? 2 : 1;
     }
     return exit_code;
 }

@@ -11,15 +11,7 @@
 
 #include "autograd/error.h"
 
-namespace tf {
-
-// A config that is wrong: names the JSON path and what was expected.
-class ConfigError : public Error {
-public:
-    using Error::Error;
-};
-
-namespace config {
+namespace tf::config {
 
 using Json = nlohmann::json;
 
@@ -83,5 +75,4 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 // A JSON value shown briefly in an error: 1.5, "abc", [1,2], {...}.
 std::string describe(const Json& value);
 
-}  // namespace config
-}  // namespace tf
+}  // namespace tf::config

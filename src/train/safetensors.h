@@ -13,15 +13,7 @@
 #include "autograd/error.h"
 #include "autograd/tensor.h"
 
-namespace tf {
-
-// A checkpoint file that cannot be written or read: names the file and the problem.
-class CheckpointError : public Error {
-public:
-    using Error::Error;
-};
-
-namespace train {
+namespace tf::train {
 
 struct Safetensors {
     std::map<std::string, Tensor> tensors;
@@ -53,5 +45,4 @@ void write_safetensors(const std::string& path, const std::map<std::string, Tens
 // overlap, no gap and no trailing bytes (what the reference implementation also rejects).
 Safetensors read_safetensors(const std::string& path);
 
-}  // namespace train
-}  // namespace tf
+}  // namespace tf::train

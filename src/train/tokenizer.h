@@ -11,15 +11,7 @@
 
 #include "autograd/error.h"
 
-namespace tf {
-
-// A data file (corpus, JSONL, vocab.json) that is wrong: names the file (and line or field).
-class DataError : public Error {
-public:
-    using Error::Error;
-};
-
-namespace train {
+namespace tf::train {
 
 inline constexpr int64_t kPadId = 0;      // <pad>: fills batches; cross_entropy ignore_index
 inline constexpr int64_t kBosId = 1;      // <bos>: the first decoder input
@@ -85,5 +77,4 @@ private:
     int64_t ids_size_ = 0;  // vocab_size of an "ids" tokenizer
 };
 
-}  // namespace train
-}  // namespace tf
+}  // namespace tf::train
