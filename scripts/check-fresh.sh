@@ -102,7 +102,7 @@ first_error() {
         joining { if ($0 ~ /[^ ]/) { sub(/^ +/, ""); print prefix " " $0; exit } next }
         / Passed / { next }
         /CMake Error/ { prefix = $0; joining = 1; next }
-        /error:|Error:|ERROR|Could NOT find|\*\*\*Failed|\(Failed\)|\(Subprocess aborted\)|^E: |^FAILED:|Traceback|No such file/ {
+        /error:|Error:|ERROR|Could NOT find|\*\*\*Failed|\(Failed\)|\(Subprocess aborted\)|^E: |Traceback|No such file/ {
             sub(/^[ \t]+/, ""); gsub(/ \.\.\.+/, ""); print; exit }
         ' "$1"
 }
