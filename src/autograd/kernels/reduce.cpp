@@ -10,7 +10,8 @@ namespace tf::kernels {
 
 template <class T>
 void sum_axis(const T* x, T* out, const AxisView& view) {
-    const auto [outer, n, inner] = view;
+    // Plain copies, not a structured binding: OpenMP regions may not capture those before clang 16.
+    const int64_t outer = view.outer, n = view.n, inner = view.inner;
     if (use_reference()) {
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t i = 0; i < inner; ++i) {
@@ -39,7 +40,7 @@ void sum_axis(const T* x, T* out, const AxisView& view) {
 
 template <class T>
 void max_axis(const T* x, T* out, int64_t* argmax, const AxisView& view) {
-    const auto [outer, n, inner] = view;
+    const int64_t outer = view.outer, n = view.n, inner = view.inner;
     const bool parallel = !use_reference() && outer * n * inner > kParallelGrain;
 #pragma omp parallel for if (parallel) schedule(static)
     for (int64_t task = 0; task < outer * inner; ++task) {
