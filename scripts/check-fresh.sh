@@ -3,8 +3,8 @@
 #
 # The README's two commands as a new user meets them: a freshly made Debian root of each release
 # (debootstrap --variant=minbase, then only the toolchain the README names: g++ cmake git python3
-# ca-certificates), the current commit cloned into it, then scripts/test.sh and scripts/demo.sh
-# run inside it (chroot, with /proc mounted). It prints one line per release: passed, or the
+# ca-certificates), the current commit cloned into it, then scripts/test.sh, `tapeformer gradcheck`
+# and scripts/demo.sh run inside it (chroot, with /proc mounted). It prints one line per release: passed, or the
 # first error. A machine with leftovers hides a missing install step; a fresh root does not.
 #
 #   - Needs root, and the Debian mirror this machine's apt sources name (read from apt, never
@@ -88,6 +88,16 @@ mount_system_dirs() {
         cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 }
 
+# On any exit: nothing stays mounted, and no half-made base root stays behind (a later run would
+# not trust one, having no completion mark, but it should not cost the disk either).
+clean_up_after_stop() {
+    unmount_under "$CACHE"
+    local partial
+    for partial in "$CACHE"/*.partial; do
+        [ -e "$partial" ] && remove_root "$partial"
+    done
+}
+
 # in_root ROOT COMMAND...: run a shell command inside ROOT with a clean environment.
 in_root() {
     local root=$1
@@ -161,7 +171,7 @@ check_release() {
         { unmount_under "$work"; echo "$release: FAILED preparing the copy of the root"; return 1; }
     : >"$log"
     local step started seconds timings=()
-    for step in scripts/test.sh scripts/demo.sh; do
+    for step in scripts/test.sh "build/tapeformer gradcheck" scripts/demo.sh; do
         echo "==> $release: $step (TF_NATIVE=$native; the log: $log)" >&2
         started=$(date +%s)
         in_root "$work" TF_NATIVE="$native" /bin/bash -c "cd /root/tapeformer && $step" >>"$log" 2>&1
@@ -182,7 +192,9 @@ check_release() {
     local used
     used=$(versions "$work")
     remove_root "$work"
-    echo "$release: passed (${timings[0]}, ${timings[1]}; TF_NATIVE=$native; $used)"
+    local joined
+    joined=$(printf '%s, ' "${timings[@]}")
+    echo "$release: passed (${joined%, }; TF_NATIVE=$native; $used)"
 }
 
 main() {
@@ -208,7 +220,7 @@ main() {
     mkdir -p "$CACHE/logs" || bad_input "cannot create the cache directory $CACHE"
     exec 9>"$CACHE/.lock"
     flock -n 9 || bad_input "another check-fresh.sh is running on $CACHE"
-    trap 'unmount_under "$CACHE"' EXIT
+    trap 'clean_up_after_stop' EXIT
     trap 'exit 130' INT TERM
     [ -z "$(git -C "$TF_ROOT" status --porcelain --untracked-files=no)" ] ||
         echo "note: uncommitted changes are not checked: the roots get the commit $(git -C "$TF_ROOT" rev-parse --short HEAD)"
