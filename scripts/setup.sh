@@ -68,15 +68,22 @@ tf_prepare_data() {
     python3 "$TF_ROOT/data/build_poetry.py" || return 1
 }
 
-# tf_build BUILD_DIR [cmake args...]: configure (quick when nothing changed, and it makes the
-# arguments and TF_NATIVE take effect in an existing build), then build everything.
-# TF_NATIVE=OFF in the environment builds for plain x86-64 instead of this machine's CPU.
+# tf_build BUILD_DIR [CMAKE_ARG...] [-- TARGET...]: configure (quick when nothing changed, and it
+# makes the arguments and TF_NATIVE take effect in an existing build), then build the targets
+# (default: everything). TF_NATIVE=OFF in the environment builds for plain x86-64 instead of this
+# machine's CPU.
 tf_build() {
     local build_dir=$1
     shift
+    local cmake_args=() targets=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+        cmake_args+=("$1")
+        shift
+    done
+    [ $# -gt 0 ] && shift && targets=(--target "$@")
     echo "==> configuring $build_dir"
     cmake -S "$TF_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-          ${TF_NATIVE:+"-DTF_NATIVE=$TF_NATIVE"} "$@" >/dev/null || return 1
+          ${TF_NATIVE:+"-DTF_NATIVE=$TF_NATIVE"} "${cmake_args[@]}" >/dev/null || return 1
     echo "==> building $build_dir"
-    cmake --build "$build_dir" -j "$(nproc)" || return 1
+    cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}" || return 1
 }

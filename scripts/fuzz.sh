@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all targets, 60 seconds each)
+#
+# Builds the libFuzzer harnesses (fuzz/, clang with AddressSanitizer + UBSan, in build-fuzz/) and
+# runs each TARGET (config, safetensors, data, run_dir) for SECONDS from its corpus: seeds made
+# from the shipped configs, the sample data and a real 2-step checkpoint, the saved regressions,
+# and what earlier runs found (build-fuzz/corpus/, kept between runs). Dictionaries of config
+# keys, safetensors dtypes and metadata keys, and data tokens are in fuzz/*.dict. A crash, a hang, a wrong exception or an out-of-proportion
+# allocation is minimised and saved as tests/fuzz-regressions/TARGET/NAME, which ctest replays
+# through the same entry point (no clang needed there); the script then exits 1. Commit the file
+# with the fix.
+set -euo pipefail
+source "$(dirname "$0")/setup.sh"
+
+FUZZ_PACKAGES=(clang libclang-rt-dev libomp-dev)
+# What one input may take before libFuzzer reports it: seconds, memory.
+FUZZ_TIMEOUT_S=10
+FUZZ_RSS_LIMIT_MB=2048
+
+targets=(config safetensors data run_dir)
+chosen=${1:-all}
+seconds=${2:-60}
+if [ "$chosen" != all ]; then
+    printf '%s\n' "${targets[@]}" | grep -qx "$chosen" || {
+        echo "fuzz.sh: unknown target '$chosen' (known: ${targets[*]} or all)" >&2
+        exit 2
+    }
+    targets=("$chosen")
+fi
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: SECONDS must be a positive whole number, got '$seconds'" >&2; exit 2; }
+
+TF_PACKAGES+=("${FUZZ_PACKAGES[@]}")
+tf_install_missing
+tf_prepare_data
+build_dir="$TF_ROOT/build-fuzz"
+CC=clang CXX=clang++ tf_build "$build_dir" -DTF_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -- \
+    tapeformer "${targets[@]/#/fuzz_}"
+
+export ASAN_OPTIONS=detect_leaks=0   # oneDNN's and OpenMP's process-long allocations are not leaks of ours
+export UBSAN_OPTIONS=print_stacktrace=1
+export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1
+
+# Seeds: every run re-makes them from the current code, so they always match its formats.
+seeds="$build_dir/seeds"
+rm -rf "$seeds" && mkdir -p "$seeds"/{config,safetensors,data,run_dir}
+cp "$TF_ROOT"/configs/*.json "$TF_ROOT"/fuzz/tiny_transformer.json "$seeds/config/"
+printf 'model.heads=4\0data.batch_size=8' | cat "$TF_ROOT/configs/default.json" - >"$seeds/config/default-with-overrides"
+seed_run="$seeds/tiny-run"
+"$build_dir/tapeformer" train "$TF_ROOT/fuzz/tiny_transformer.json" --run-dir "$seed_run" >"$seeds/tiny-run.log" 2>&1 ||
+    { cat "$seeds/tiny-run.log" >&2; exit 1; }
+cp "$seed_run/checkpoints/step-2.safetensors" "$seeds/safetensors/"
+{ cat "$seed_run/config.resolved.json"; printf '\0'; cat "$seed_run/checkpoints/latest"; printf '\0';
+  cat "$seed_run/checkpoints/step-2.safetensors"; } >"$seeds/run_dir/tiny-run"
+# The data target's first byte picks the reader (fuzz/targets.h DataKind): 0 text/char/lines,
+# 1 text/word/stanzas, 2 JSONL seq2seq, 3 JSONL lm, 4 vocab.json.
+head -c 4000 "$TF_ROOT/data/poetry/poems.txt" | cat <(printf '\x00') - >"$seeds/data/poems-char"
+head -c 4000 "$TF_ROOT/data/poetry/poems.txt" | cat <(printf '\x01') - >"$seeds/data/poems-word"
+for file in "$TF_ROOT"/data/bench/*.jsonl; do
+    kind='\x02'; [[ $file == *lm* ]] && kind='\x03'
+    head -n 20 "$file" | cat <(printf "$kind") - >"$seeds/data/$(basename "$file" .jsonl)"
+done
+[ -f "$seed_run/vocab.json" ] && cat <(printf '\x04') "$seed_run/vocab.json" >"$seeds/data/vocab"
+
+# already_saved FILE DIR: whether DIR holds a file with FILE's bytes.
+already_saved() {
+    local saved
+    for saved in "$2"/*; do
+        cmp -s "$1" "$saved" && return 0
+    done
+    return 1
+}
+
+found=0
+for target in "${targets[@]}"; do
+    corpus="$build_dir/corpus/$target"
+    regressions="$TF_ROOT/tests/fuzz-regressions/$target"
+    artifacts="$build_dir/artifacts/$target"
+    mkdir -p "$corpus" "$artifacts"
+    # A run directory holds a config and a checkpoint: its dictionary is both of theirs.
+    dict="$build_dir/$target.dict"
+    case $target in
+        run_dir) cat "$TF_ROOT/fuzz/config.dict" "$TF_ROOT/fuzz/safetensors.dict" >"$dict" ;;
+        *) cp "$TF_ROOT/fuzz/$target.dict" "$dict" ;;
+    esac
+    echo "==> fuzzing $target for ${seconds}s"
+    log="$build_dir/fuzz-$target.log"
+    set +e
+    "$build_dir/fuzz/fuzz_$target" "$corpus" "$seeds/$target" "$regressions" -dict="$dict" \
+        -max_total_time="$seconds" -timeout=$FUZZ_TIMEOUT_S -rss_limit_mb=$FUZZ_RSS_LIMIT_MB \
+        -malloc_limit_mb=$FUZZ_RSS_LIMIT_MB -max_len=1048576 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" >"$log" 2>&1
+    status=$?
+    set -e
+    grep -E "^#[0-9]+ +DONE|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)" "$log" | sed 's/^/    /'
+    if [ $status -ne 0 ]; then
+        found=1
+        for artifact in "$artifacts"/*; do
+            [ -f "$artifact" ] || continue
+            name=$(basename "$artifact")
+            if already_saved "$artifact" "$regressions"; then
+                rm "$artifact"
+                echo "    FAILS: a saved regression of tests/fuzz-regressions/$target still fails (the log: $log)"
+                continue
+            fi
+            "$build_dir/fuzz/fuzz_$target" -minimize_crash=1 -max_total_time=60 -timeout=$FUZZ_TIMEOUT_S \
+                -rss_limit_mb=$FUZZ_RSS_LIMIT_MB -exact_artifact_path="$regressions/$name" "$artifact" >/dev/null 2>&1 ||
+                cp "$artifact" "$regressions/$name"
+            [ -f "$regressions/$name" ] || cp "$artifact" "$regressions/$name"
+            rm "$artifact"
+            echo "    FOUND: $(grep -m1 -E "ERROR|SUMMARY|==[0-9]+==|terminate|Timeout|out-of-memory" "$log")"
+            echo "    saved as tests/fuzz-regressions/$target/$name (the whole log: $log)"
+        done
+    fi
+done
+exit $found
