@@ -57,7 +57,7 @@ TEST_CASE("a duplicate key is an error naming its path", "[unit]") {
 
 TEST_CASE("invalid JSON names the file, line and column", "[unit]") {
     REQUIRE_THROWS_WITH(parse_json_text("{\n  \"a\": 1,\n  \"b\" 2\n}", "bad.json"), Catch::StartsWith("bad.json:3:"));
-    REQUIRE_THROWS_WITH(load_json_file("/nonexistent/config.json"), "/nonexistent/config.json: cannot open config file");
+    REQUIRE_THROWS_WITH(load_json_file("/nonexistent/config.json"), "/nonexistent/config.json: cannot open config file (not found)");
 }
 
 TEST_CASE("overrides (--set key=value) replace values by dotted path, typed as JSON", "[unit]") {

@@ -163,7 +163,7 @@ TEST_CASE("safetensors rejects every malformed header with its message", "[unit]
          "bytes [8, 12) of the data section belong to no tensor"},
         {R"({"a": {)" + f32x2 + R"(, "data_offsets": [0, 8]}})", 12, "4 trailing bytes after the last tensor"},
         {R"({"a": {)" + f32x2 + R"(, "data_offsets": [0, 8]}, "a": {)" + f32x2 + R"(, "data_offsets": [0, 8]}})", 8,
-         "header names 'a' twice"},
+         "header: a: duplicate key"},
         {R"({"__metadata__": {"step": 3}})", 0, "__metadata__ value for 'step' is not a string: 3"},
         {R"({"__metadata__": ["x"]})", 0, "__metadata__ is not an object"},
     };

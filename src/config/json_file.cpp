@@ -1,80 +1,29 @@
 // JSON files with duplicate-key detection, and dotted overrides.
 #include "config/json_file.h"
 
-#include <fstream>
-#include <sstream>
+#include "config/json_text.h"
+#include "config/utf8.h"
+#include "util/files.h"
 
 namespace tf::config {
 
-namespace {
-
-// nlohmann keeps the last of two equal keys silently; a parser callback sees every key as it is
-// read, so a stack of "keys seen in this object" catches the duplicate with its path.
-struct DuplicateKeyCheck {
-    std::vector<std::vector<std::string>> keys_per_object;
-    std::vector<std::string> path;
-    std::string source;
-
-    std::string joined(const std::string& last) const {
-        std::string text;
-        for (const auto& part : path) text += part + ".";
-        return text + last;
-    }
-
-    bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
-        switch (event) {
-            case Json::parse_event_t::object_start:
-                keys_per_object.emplace_back();
-                break;
-            case Json::parse_event_t::object_end:
-                keys_per_object.pop_back();
-                break;
-            case Json::parse_event_t::key: {
-                const std::string key = parsed.get<std::string>();
-                path.resize(keys_per_object.size() - 1);  // the path of the object this key is in
-                auto& seen = keys_per_object.back();
-                for (const auto& earlier : seen)
-                    if (earlier == key) throw ConfigError(source + ": " + joined(key) + ": duplicate key");
-                seen.push_back(key);
-                path.push_back(key);
-                break;
-            }
-            default:
-                break;
-        }
-        return true;
-    }
-};
-
-}  // namespace
-
 Json parse_json_text(const std::string& text, const std::string& source_name) {
-    DuplicateKeyCheck check{{}, {}, source_name};
-    try {
-        return Json::parse(text, [&check](int depth, Json::parse_event_t event, Json& parsed) {
-            return check(depth, event, parsed);
-        });
-    } catch (const Json::parse_error& error) {
-        // Turn the byte offset into line:column for a person reading the file.
-        const std::size_t offset = std::min<std::size_t>(error.byte, text.size());
-        std::size_t line = 1, column = 1;
-        for (std::size_t i = 0; i + 1 < offset; ++i) {
-            if (text[i] == '\n') ++line, column = 1;
-            else ++column;
-        }
-        std::string reason = error.what();
-        const auto colon = reason.find("syntax error");
-        throw ConfigError(source_name + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                          ": invalid JSON (" + (colon == std::string::npos ? reason : reason.substr(colon)) + ")");
+    if (text.size() > kMaxConfigBytes)
+        throw ConfigError(source_name + ": " + std::to_string(text.size()) + " bytes, above the limit of " +
+                          std::to_string(kMaxConfigBytes) + " for a config");
+    JsonParse parsed = parse_json_bounded(text);
+    if (!parsed.ok()) {
+        // "x.json:3:14: invalid JSON (...)" but "x.json: model.heads: duplicate key".
+        const char* separator = parsed.kind == JsonProblem::syntax ? ":" : ": ";
+        throw ConfigError(source_name + separator + parsed.problem);
     }
+    return std::move(parsed.value);
 }
 
 Json load_json_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw ConfigError(path + ": cannot open config file");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_json_text(text.str(), path);
+    if (const std::string problem = input_file_problem(path, kMaxConfigBytes); !problem.empty())
+        throw ConfigError(path.substr(0, 200) + ": cannot open config file (" + problem + ")");
+    return parse_json_text(read_file(path), path);
 }
 
 void apply_override(Json& config, const std::string& assignment) {
@@ -83,12 +32,15 @@ void apply_override(Json& config, const std::string& assignment) {
         throw ConfigError("--set " + assignment + ": expected key.path=value");
     const std::string dotted = assignment.substr(0, equals);
     const std::string text = assignment.substr(equals + 1);
-    Json value;
-    try {
-        value = Json::parse(text);
-    } catch (const Json::parse_error&) {
-        value = text;  // a bare word is a string: --set data.tokenizer=word
+    JsonParse parsed = parse_json_bounded(text);
+    if (parsed.kind == JsonProblem::syntax) {
+        if (const auto bad = first_invalid_utf8(text))
+            throw ConfigError("--set " + dotted + ": byte " + std::to_string(*bad) + " of the value is not UTF-8");
+        parsed.value = text;  // a bare word is a string: --set data.tokenizer=word
+    } else if (!parsed.ok()) {
+        throw ConfigError("--set " + dotted + ": " + parsed.problem);
     }
+    const Json value = std::move(parsed.value);
     Json* node = &config;
     std::string walked;
     std::size_t start = 0;

@@ -8,8 +8,12 @@
 
 namespace tf::config {
 
-// Parses `path`; throws ConfigError naming the file for a missing file, a syntax error (with
-// line:column) or a key that appears twice in one object (with its JSON path).
+// The largest config file read (docs/limits.md): a real config is a few KB.
+inline constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
+
+// Parses `path`; throws ConfigError naming the file for a missing file, a file above
+// kMaxConfigBytes, a syntax error (with line:column), nesting deeper than kMaxJsonDepth, a number
+// beyond double's range, or a key that appears twice in one object (with its JSON path).
 Json load_json_file(const std::string& path);
 Json parse_json_text(const std::string& text, const std::string& source_name);
 

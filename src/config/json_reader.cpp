@@ -54,9 +54,10 @@ int64_t JsonReader::integer(const std::string& key, int64_t min, int64_t max) {
     const std::string expected = range_text("an integer", static_cast<double>(min), static_cast<double>(max));
     // nlohmann would turn 1.5 into 1 and −3 into a huge unsigned: check the JSON kind first.
     if (!v.is_number_integer()) fail(key, expected, v);
-    const int64_t result = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)
-                               ? INT64_MAX
-                               : v.get<int64_t>();
+    // Above 2^63 − 1 does not fit: refused, never clamped.
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+        fail(key, expected + " (at most 2^63 − 1)", v);
+    const int64_t result = v.get<int64_t>();
     if (result < min || result > max) fail(key, expected, v);
     return resolve(key, result);
 }
@@ -174,9 +175,24 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 }
 
 std::string describe(const Json& value) {
+    constexpr std::size_t kShownBytes = 60;
     if (value.is_object()) return "an object";
-    if (value.is_array()) return value.size() <= 4 ? value.dump() : "a list of " + std::to_string(value.size());
-    return value.dump();
+    if (value.is_array()) {
+        // Short lists of scalars are shown whole; anything nested only by its size, so the message
+        // stays short and never walks a deep value.
+        const bool flat = std::all_of(value.begin(), value.end(), [](const Json& item) { return item.is_primitive(); });
+        if (value.size() > 4 || !flat) return "a list of " + std::to_string(value.size());
+        std::string text = "[";
+        for (const Json& item : value) text += (text.size() > 1 ? "," : "") + describe(item);
+        return text + "]";
+    }
+    if (value.is_string() && value.get_ref<const std::string&>().size() > kShownBytes) {
+        const auto& text = value.get_ref<const std::string&>();
+        return Json(text.substr(0, kShownBytes)).dump(-1, ' ', false, Json::error_handler_t::replace) + "… (" +
+               std::to_string(text.size()) + " bytes)";
+    }
+    // replace: a string that is not UTF-8 is shown with U+FFFD instead of throwing.
+    return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace tf::config

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <fstream>
 
+#include "config/json_text.h"
 #include "train/synthetic.h"
 
 namespace tf::train {
@@ -118,7 +119,10 @@ std::vector<int64_t> read_ids(const nlohmann::json& list, const std::string& fie
 }
 
 Example read_jsonl_line(const std::string& line, int64_t vocab_size, bool lm) {
-    const nlohmann::json object = nlohmann::json::parse(line);  // parse_error is caught by the caller
+    config::JsonParse parsed = config::parse_json_bounded(line);
+    if (parsed.kind == config::JsonProblem::syntax) throw DataError("not valid JSON (" + parsed.problem + ")");
+    if (!parsed.ok()) throw DataError(parsed.problem);
+    const nlohmann::json object = std::move(parsed.value);
     if (!object.is_object()) throw DataError("expected an object {\"src\": [...], ...}, got " + config::describe(object));
     for (const auto& [key, value] : object.items())
         if (key != "src" && (lm || key != "tgt"))
@@ -161,8 +165,6 @@ std::vector<Example> read_jsonl(const std::string& path, int64_t vocab_size, boo
         const std::string where = path + ":" + std::to_string(line_number) + ": ";
         try {
             examples.push_back(read_jsonl_line(line, vocab_size, lm));
-        } catch (const nlohmann::json::parse_error& error) {
-            throw DataError(where + "not valid JSON (" + error.what() + ")");
         } catch (const DataError& error) {
             throw DataError(where + error.what());
         }

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/json_text.h"
 #include "train/safetensors.h"
 
 namespace tf::train {
@@ -82,22 +83,12 @@ void Reader::read_at(void* out, uint64_t size, uint64_t offset) const {
 Json Reader::parse_header(uint64_t header_bytes) const {
     std::string text(header_bytes, '\0');
     read_at(text.data(), header_bytes, 8);
-    std::set<std::string> names;
-    std::string duplicate;
-    // Called by the parser for each event; depth 1 keys are the tensor names.
-    const Json::parser_callback_t note_duplicates = [&](int depth, Json::parse_event_t event, Json& parsed) {
-        if (event == Json::parse_event_t::key && depth == 1 && !names.insert(parsed.get<std::string>()).second)
-            duplicate = parsed.get<std::string>();
-        return true;
-    };
-    Json header;
-    try {
-        header = Json::parse(text, note_duplicates);
-    } catch (const Json::exception& error) {
-        fail(std::string("header is not valid JSON: ") + error.what());
-    }
+    // Bounded: nesting, numbers and duplicate names are refused while parsing (docs/limits.md).
+    config::JsonParse parsed = config::parse_json_bounded(text);
+    if (parsed.kind == config::JsonProblem::syntax) fail("header is not valid JSON: " + parsed.problem);
+    if (!parsed.ok()) fail("header: " + parsed.problem);
+    const Json header = std::move(parsed.value);
     if (!header.is_object()) fail("header is not a JSON object");
-    if (!duplicate.empty()) fail("header names '" + duplicate + "' twice");
     return header;
 }
 
@@ -118,7 +109,7 @@ Shape Reader::parse_shape(const std::string& name, const Json& value) const {
     for (const Json& dim : value) {
         // A JSON integer above INT64_MAX would wrap to a negative int64: both are rejected here.
         if (!dim.is_number_integer() || dim.get<int64_t>() < 0)
-            fail("tensor '" + name + "': shape " + value.dump() + " has an entry that is not an integer in [0, 2^63)");
+            fail("tensor '" + name + "': shape " + config::describe(value) + " has an entry that is not an integer in [0, 2^63)");
         shape.push_back(dim.get<int64_t>());
     }
     return shape;
@@ -132,10 +123,10 @@ Entry Reader::parse_entry(const std::string& name, const Json& value) const {
     Entry entry{name, parse_dtype(name, value.at("dtype")), parse_shape(name, value.at("shape")), 0, 0};
     const Json& offsets = value.at("data_offsets");
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
-        fail("tensor '" + name + "': data_offsets " + offsets.dump() + " is not a list [begin, end] of two integers ≥ 0");
+        fail("tensor '" + name + "': data_offsets " + config::describe(offsets) + " is not a list [begin, end] of two integers ≥ 0");
     entry.begin = offsets[0].get<uint64_t>();
     entry.end = offsets[1].get<uint64_t>();
-    const std::string where = "tensor '" + name + "': data_offsets " + offsets.dump();
+    const std::string where = "tensor '" + name + "': data_offsets " + config::describe(offsets);
     if (entry.end < entry.begin) fail(where + " end before they begin");
     if (entry.end > data_bytes_) fail(where + " run past the data section (" + std::to_string(data_bytes_) + " bytes)");
     uint64_t bytes = dtype_size(entry.dtype);
@@ -172,7 +163,7 @@ std::map<std::string, std::string> Reader::parse_metadata(const Json& value) con
     if (!value.is_object()) fail("__metadata__ is not an object");
     std::map<std::string, std::string> metadata;
     for (const auto& [key, item] : value.items()) {
-        if (!item.is_string()) fail("__metadata__ value for '" + key + "' is not a string: " + item.dump());
+        if (!item.is_string()) fail("__metadata__ value for '" + key + "' is not a string: " + config::describe(item));
         metadata.emplace(key, item.get<std::string>());
     }
     return metadata;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -62,7 +63,26 @@ std::string read_file(const std::string& path) {
     return text.str();
 }
 
-bool file_exists(const std::string& path) { return std::filesystem::exists(path); }
+bool file_exists(const std::string& path) {
+    std::error_code error;  // a name too long for the system is a file that does not exist
+    return std::filesystem::exists(path, error);
+}
+
+std::string input_file_problem(const std::string& path, std::size_t max_bytes) {
+    if (path.empty()) return "the path is empty";
+    if (path.size() > PATH_MAX) return "the path is " + std::to_string(path.size()) + " characters, longer than the system's " + std::to_string(PATH_MAX);
+    std::error_code error;
+    const auto status = std::filesystem::status(path, error);
+    if (status.type() == std::filesystem::file_type::not_found) return "not found";
+    if (error) return "cannot read it: " + error.message();
+    if (status.type() == std::filesystem::file_type::directory) return "is a directory, not a file";
+    if (status.type() != std::filesystem::file_type::regular) return "is not a regular file";
+    const auto bytes = std::filesystem::file_size(path, error);
+    if (error) return "cannot read it: " + error.message();
+    if (bytes > max_bytes)
+        return std::to_string(bytes) + " bytes, above the limit of " + std::to_string(max_bytes) + " (docs/limits.md)";
+    return "";
+}
 
 void make_directories(const std::string& path) {
     std::error_code error;

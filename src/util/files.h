@@ -1,6 +1,7 @@
 // Writing files so that a crash never leaves half of one: write a temporary file beside the
 // target, fsync it, rename it over the target, fsync the directory.
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace tf {
@@ -8,6 +9,10 @@ namespace tf {
 void write_file_atomic(const std::string& path, const std::string& contents);
 std::string read_file(const std::string& path);  // throws tf::Error naming the path
 bool file_exists(const std::string& path);
+// Why `path` cannot be read as an input file, or "" if it can: a path longer than PATH_MAX, not
+// found, not a regular file (a directory, /dev/null, /dev/zero), or larger than `max_bytes`.
+// Callers throw their own error type with it, so a hostile path is a message, not a hang.
+std::string input_file_problem(const std::string& path, std::size_t max_bytes);
 void make_directories(const std::string& path);
 
 }  // namespace tf
