@@ -197,3 +197,20 @@ TEST_CASE("a short run: a truncated or corrupt checkpoint exits 2 naming it, a s
         require_stderr_contains(run_cli({"eval", "--run", run}), {run + "/best.safetensors"});
     }
 }
+
+TEST_CASE("a model larger than the machine's memory exits 2 naming the tensor, before writing anything", "[integration]") {
+    TempDir dir;
+    const std::string config = dir / "config.json", run = dir / "run";
+    // A learned position table of 2^20 positions × 65,536 features is 256 GiB of f32.
+    const Json lm = {{"name", "huge"},
+                     {"model", {{"type", "lm"}, {"d_model", 65536}, {"heads", 2}, {"layers", 1}, {"ffn_hidden", 16},
+                                {"max_length", 1 << 20}}},
+                     {"data", {{"source", "text"}, {"path", std::string(TF_SOURCE_DIR) + "/data/sample/tiny_poems.txt"},
+                               {"split", "lines"}, {"tokenizer", "char"}, {"task", "lm"}, {"batch_size", 2}}},
+                     {"optimizer", {{"name", "adam"}, {"lr", 0.001}}},
+                     {"train", {{"max_steps", 1}}}};
+    tf::test::write_text(config, lm.dump());
+    require_stderr_contains(run_cli({"train", config, "--run-dir", run, "--quiet"}),
+                            {"tensor of shape (1048576,65536)", "256.00 GiB", "would pass the limit"});
+    CHECK_FALSE(std::filesystem::exists(run));
+}

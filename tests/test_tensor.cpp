@@ -108,3 +108,17 @@ TEST_CASE("live and peak tensor memory are counted", "[unit]") {
     CHECK(memory::live_bytes() == before);
     CHECK(memory::peak_bytes() >= before + 8000);
 }
+
+TEST_CASE("a tensor past the memory limit is refused before it is allocated, naming its shape", "[unit]") {
+    const int64_t saved_limit = memory::limit_bytes();
+    const int64_t live = memory::live_bytes();
+    memory::set_limit_bytes(live + (1 << 20));  // 1 MiB of room
+    CHECK_NOTHROW(Tensor::zeros({256, 256}, DType::f32));  // 256 KiB
+    REQUIRE_THROWS_WITH(Tensor::zeros({512, 1024}, DType::f32),  // 2 MiB
+                        Catch::StartsWith("tensor of shape (512,1024): tensor memory: 2.0 MiB more on top of") &&
+                            Catch::Contains("would pass the limit of"));
+    CHECK(memory::live_bytes() == live);  // nothing was counted for the refused tensor
+    memory::set_limit_bytes(saved_limit);
+    CHECK_THROWS_AS(Tensor::zeros({int64_t{1} << 40, int64_t{1} << 40}, DType::f64), MemoryLimitError);
+    CHECK_THROWS_AS(Tensor::zeros({int64_t{1} << 20, int64_t{1} << 20, 1024}, DType::f32), MemoryLimitError);
+}

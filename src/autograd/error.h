@@ -38,6 +38,13 @@ public:
     using InputError::InputError;
 };
 
+// More tensor memory than the limit (the machine's physical memory by default): a config that asks
+// for a model or batch this machine cannot hold is refused with a message, not killed by the OS.
+class MemoryLimitError : public InputError {
+public:
+    using InputError::InputError;
+};
+
 // Shapes that do not fit an op: "matmul: (2,3) x (4,5): inner dimensions 3 and 4 differ".
 class ShapeError : public Error {
 public:

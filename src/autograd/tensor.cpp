@@ -11,9 +11,17 @@
 namespace tf {
 
 Tensor::Tensor(Shape shape, DType dtype) : shape_(std::move(shape)), dtype_(dtype) {
-    for (int64_t dim : shape_)
+    auto bytes = static_cast<int64_t>(dtype_size(dtype_));
+    for (int64_t dim : shape_) {
         if (dim < 0) throw ShapeError("tensor: negative dimension in shape " + tf::to_string(shape_));
-    storage_ = std::make_shared<Storage>(bytes());
+        if (__builtin_mul_overflow(bytes, dim, &bytes))
+            throw MemoryLimitError("tensor of shape " + tf::to_string(shape_) + ": more bytes than a 64-bit size can count");
+    }
+    try {
+        storage_ = std::make_shared<Storage>(static_cast<std::size_t>(bytes));
+    } catch (const MemoryLimitError& error) {
+        throw MemoryLimitError("tensor of shape " + tf::to_string(shape_) + ": " + error.what());
+    }
 }
 
 Tensor Tensor::zeros(const Shape& shape, DType dtype) {
