@@ -91,7 +91,7 @@ for target in "${targets[@]}"; do
         -artifact_prefix="$artifacts/" >"$log" 2>&1
     status=$?
     set -e
-    grep -E "^#[0-9]+ +DONE|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)" "$log" | sed 's/^/    /'
+    grep -aE "^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)" "$log" | sed 's/^/    /'
     if [ $status -ne 0 ]; then
         found=1
         for artifact in "$artifacts"/*; do
