@@ -329,7 +329,8 @@ TEST_CASE("a data file must be a regular file within 32 MiB, each line within 1 
     const std::string too_long = write_temp(dir, "long.txt", "ab\n" + longest + "a\n");
     CHECK_THROWS_AS(read_text_items(too_long, "lines"), DataError);
     CHECK_THROWS_WITH(read_text_items(too_long, "lines"), too_long + ":2: 1048577 bytes, above the limit of 1048576 for one line (docs/limits.md)");
-    CHECK_THROWS_WITH(read_jsonl(too_long, 10, false), Catch::StartsWith(too_long + ":2: 1048577 bytes"));
+    const std::string too_long_jsonl = write_temp(dir, "long.jsonl", "{\"src\": [4], \"tgt\": [4]}\n" + longest + "a\n");
+    CHECK_THROWS_WITH(read_jsonl(too_long_jsonl, 10, false), Catch::StartsWith(too_long_jsonl + ":2: 1048577 bytes"));
 }
 
 TEST_CASE("text that is not UTF-8 is a data error naming the file, line and byte offset", "[unit]") {
