@@ -103,11 +103,14 @@ TEST_CASE("a seed above 2^63 - 1 is refused, not clamped", "[integration]") {
     require_refused(run_cli({"config", "check", dir / "config.json"}), {"seed: expected an integer", "at most 2^63"});
 }
 
-TEST_CASE("model.max_length below the data's longest example stops train before it writes anything", "[integration]") {
+TEST_CASE("model.max_length below the data's longest example fails config check, and train before it writes anything",
+          "[integration]") {
     TempDir dir;
     Json config = text_run(dir);
     config["model"]["max_length"] = 7;  // "bad cab" is 7 characters: with <bos>, 8 positions
-    require_train_refused(dir, config, {"model.max_length: 7 positions", "needs: 8", "7 tokens + <bos>", "lines.txt"});
+    const std::vector<std::string> expected{"model.max_length: 7 positions", "needs: 8", "7 tokens + <bos>", "lines.txt"};
+    require_refused(run_with(dir, config, {"config", "check"}), expected);
+    require_train_refused(dir, config, expected);
 }
 
 TEST_CASE("threads above 4 x the hardware threads is refused naming the key", "[integration]") {
