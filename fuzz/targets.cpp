@@ -102,6 +102,7 @@ void load_data(std::string_view bytes) {
     }
     const train::Dataset dataset = train::load_dataset(data_config(kind, path));
     for (const train::Example& example : dataset.train) dataset.tokenizer.decode(example.src);
+    dataset.tokenizer.to_json().dump();  // what training saves as vocab.json: JSON holds only UTF-8
 }
 
 void load_run_dir(std::string_view bytes) {

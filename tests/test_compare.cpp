@@ -88,3 +88,20 @@ TEST_CASE("comparison config errors name their path", "[unit]") {
     write_file_atomic(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), "variants[1].name: \"gru\" is used twice");
 }
+
+TEST_CASE("a comparison's name is one plain path component, its variants' names short", "[unit]") {
+    const test::TempDir dir("tapeformer-compare-config");
+    const std::string path = dir / "bad.json";
+    for (const std::string name : {"/tmp/elsewhere", "..", "a/b"}) {
+        INFO(name);
+        auto config = nlohmann::json::parse(kTinyComparison);
+        config["name"] = name;
+        write_file_atomic(path, config.dump());
+        REQUIRE_THROWS_WITH(load_compare_config(path, {}),
+                            Catch::StartsWith("name: expected one plain path component for the directory runs/<name>"));
+    }
+    auto config = nlohmann::json::parse(kTinyComparison);
+    config["variants"][0]["name"] = std::string(65, 'g');
+    write_file_atomic(path, config.dump());
+    REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("variants[0].name: expected 1 to 64 lower-case letters"));
+}

@@ -2,6 +2,7 @@
 // text and JSONL sources load (and their errors name file:line), and every DataConfig error
 // names its JSON path.
 #include "catch.h"
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -268,7 +269,10 @@ TEST_CASE("every DataConfig error names its JSON path", "[unit]") {
         {Json::object(), "data.source", "missing"},
         {with(text, "source", "txt"), "data.source", "expected one of"},
         {Json{{"source", "text"}}, "data.path", "missing"},
-        {with(text, "path", "no/such/file.txt"), "data.path", "file 'no/such/file.txt' not found"},
+        {with(text, "path", "no/such/file.txt"), "data.path", "cannot use 'no/such/file.txt' as the data file (not found)"},
+        {with(text, "path", "/dev/null"), "data.path", "(is not a regular file)"},
+        {with(text, "path", TF_SOURCE_DIR), "data.path", "(is a directory, not a file)"},
+        {with(text, "path", std::string(5000, 'x')), "data.path", "(the path is 5000 characters"},
         {with(text, "path", 5), "data.path", "expected a string"},
         {with(text, "split", "words"), "data.split", "expected one of"},
         {with(text, "tokenizer", "bpe"), "data.tokenizer", "expected one of"},
@@ -310,4 +314,54 @@ TEST_CASE("every DataConfig error names its JSON path", "[unit]") {
         CHECK_THROWS_AS(read_config(data), ConfigError);
         CHECK_THROWS_WITH(read_config(data), Catch::StartsWith(path + ": ") && Catch::Contains(message));
     }
+}
+
+TEST_CASE("a data file must be a regular file within 32 MiB, each line within 1 MiB", "[unit]") {
+    const test::TempDir dir("tapeformer-dataset");
+    CHECK_THROWS_WITH(read_text_items(dir.path(), "lines"), Catch::Contains("cannot open the data file (is a directory"));
+    CHECK_THROWS_WITH(read_jsonl("/dev/null", 10, false), Catch::Contains("(is not a regular file)"));
+    const std::string big = write_temp(dir, "big.txt", "");
+    std::filesystem::resize_file(big, kMaxDataBytes + 1);
+    CHECK_THROWS_WITH(read_text_items(big, "lines"), Catch::Contains("33554433 bytes, above the limit of 33554432"));
+    // The longest line accepted, then one byte more.
+    const std::string longest = std::string(kMaxDataLineBytes, 'a');
+    CHECK(read_text_items(write_temp(dir, "longest.txt", "ab\n" + longest + "\n"), "lines").size() == 2);
+    const std::string too_long = write_temp(dir, "long.txt", "ab\n" + longest + "a\n");
+    CHECK_THROWS_AS(read_text_items(too_long, "lines"), DataError);
+    CHECK_THROWS_WITH(read_text_items(too_long, "lines"), too_long + ":2: 1048577 bytes, above the limit of 1048576 for one line (docs/limits.md)");
+    const std::string too_long_jsonl = write_temp(dir, "long.jsonl", "{\"src\": [4], \"tgt\": [4]}\n" + longest + "a\n");
+    CHECK_THROWS_WITH(read_jsonl(too_long_jsonl, 10, false), Catch::StartsWith(too_long_jsonl + ":2: 1048577 bytes"));
+}
+
+TEST_CASE("text that is not UTF-8 is a data error naming the file, line and byte offset", "[unit]") {
+    const test::TempDir dir("tapeformer-dataset");
+    // Line 3 holds Latin-1 é (E9) where UTF-8 é is C3 A9 (line 1); also an overlong '/' (C0 AF).
+    const std::string path = write_temp(dir, "latin1.txt", "caf\xc3\xa9\n\nthe caf\xe9\n");
+    const std::string message = path + ":3: not UTF-8 at byte offset 7 of the line (offset 14 in the file); text data must be UTF-8";
+    CHECK_THROWS_AS(read_text_items(path, "lines"), DataError);
+    CHECK_THROWS_WITH(read_text_items(path, "stanzas"), message);
+    for (const char* tokenizer : {"char", "word"})
+        CHECK_THROWS_WITH(load_dataset(read_config({{"source", "text"}, {"path", path}, {"tokenizer", tokenizer}})), message);
+    CHECK_THROWS_WITH(read_text_items(write_temp(dir, "overlong.txt", "a\xc0\xaf" "b\n"), "lines"), Catch::Contains(":1: not UTF-8 at byte offset 1"));
+}
+
+TEST_CASE("an example longer than the model's positions is a config error naming model.max_length", "[unit]") {
+    const test::TempDir dir("tapeformer-dataset");
+    const std::string path = write_temp(dir, "lengths.txt", "ab\nabcdef\nabcd\n");
+    DataConfig config = read_config({{"source", "text"}, {"path", path}, {"train_fraction", 1.0}, {"valid_fraction", 0.0}});
+    config.model_positions = 7;  // "abcdef" and <bos>: 7 decoder positions, just enough
+    CHECK(load_dataset(config).train.size() == 3);
+    config.model_positions = 6;
+    CHECK_THROWS_AS(load_dataset(config), ConfigError);
+    CHECK_THROWS_WITH(load_dataset(config), Catch::StartsWith("model.max_length: 6 positions, fewer than the longest example of data.path '" + path + "' needs: 7 (6 tokens + <bos> in the decoder, example "));
+    config.task = "lm";
+    CHECK_THROWS_WITH(load_dataset(config), Catch::Contains("needs: 7 (6 tokens + <bos>"));
+    // A source longer than its target: the encoder's positions count.
+    const std::string ids = write_temp(dir, "ids.jsonl", "{\"src\": [4, 4, 4, 4], \"tgt\": [4]}\n");
+    DataConfig jsonl = read_config({{"source", "jsonl"}, {"path", ids}, {"vocab_size", 5}, {"train_fraction", 1.0}, {"valid_fraction", 0.0}});
+    jsonl.model_positions = 3;
+    CHECK_THROWS_WITH(load_dataset(jsonl), Catch::Contains("needs: 4 (4 tokens in the encoder, example 0 of the train split)"));
+    DataConfig copy = read_config({{"source", "synthetic"}, {"task", "copy"}, {"min_length", 5}, {"max_length", 5}, {"train_size", 10}});
+    copy.model_positions = 5;
+    CHECK_THROWS_WITH(load_dataset(copy), Catch::StartsWith("model.max_length: 5 positions, fewer than the longest example of data.task \"copy\" needs: 6"));
 }

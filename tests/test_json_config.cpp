@@ -4,6 +4,8 @@
 
 #include "config/json_file.h"
 #include "config/json_reader.h"
+#include "train/run_config.h"
+#include "train/run_name.h"
 
 using namespace tf;
 using namespace tf::config;
@@ -83,4 +85,60 @@ TEST_CASE("a reader with a resolved target records every value read, defaults in
     top.string("name");
     top.boolean("verbose", false);
     CHECK(resolved == Json::parse(R"({"model": {"heads": 8, "dropout": 0.1, "activation": "relu"}, "name": "x", "verbose": false})"));
+}
+
+namespace {
+// A valid run config with a transformer of `positions` positions and no decode section.
+Json run_config(int64_t positions) {
+    return {{"model", {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"max_length", positions}}},
+            {"data", {{"source", "synthetic"}, {"task", "copy"}}},
+            {"optimizer", {{"name", "adam"}, {"lr", 0.01}}}};
+}
+}  // namespace
+
+TEST_CASE("a run name is one plain path component", "[unit]") {
+    using tf::train::run_name_problem;
+    CHECK(run_name_problem("poetry_gru-2") == "");
+    CHECK(run_name_problem(std::string(tf::train::kMaxRunNameBytes, 'n')) == "");
+    CHECK(run_name_problem(std::string(tf::train::kMaxRunNameBytes + 1, 'n')) == "it is 129 bytes, above the limit of 128");
+    CHECK(run_name_problem("") == "it is empty");
+    CHECK(run_name_problem("..") == "\"..\" is not a directory of its own");
+    CHECK(run_name_problem(".") == "\".\" is not a directory of its own");
+    CHECK(run_name_problem("runs/x") == "it contains '/'");
+    CHECK(run_name_problem(std::string("a\0b", 3)) == "it contains a NUL byte");
+    CHECK(run_name_problem("caf\xe9") == "byte 3 is not UTF-8");
+    Json config = run_config(16);
+    config["name"] = "..";
+    REQUIRE_THROWS_WITH(tf::train::read_run_config(config, "x"),
+                        "name: expected one plain path component for the run directory runs/<name>, got \"..\": "
+                        "\"..\" is not a directory of its own");
+    // The default name, from the config file's stem, is held to the same rule.
+    REQUIRE_THROWS_WITH(tf::train::read_run_config(run_config(16), "caf\xe9"),
+                        Catch::Contains("byte 3 is not UTF-8 (the default, the config file's stem: set \"name\")"));
+}
+
+TEST_CASE("a new run keeps decode.max_length within a transformer's positions and threads near the cores", "[unit]") {
+    using tf::train::check_new_run;
+    using tf::train::read_run_config;
+    // Left out, decode.max_length is 128, or the positions if fewer.
+    CHECK(read_run_config(run_config(64), "x").decode.max_length == 64);
+    CHECK(read_run_config(run_config(512), "x").decode.max_length == 128);
+    Json config = run_config(64);
+    config["decode"] = {{"max_length", 64}};
+    REQUIRE_NOTHROW(check_new_run(read_run_config(config, "x")));
+    config["decode"] = {{"max_length", 65}};
+    // A saved run may hold it (made before this rule); a new one may not.
+    const tf::train::RunConfig run = read_run_config(config, "x");
+    REQUIRE_THROWS_WITH(check_new_run(run), "decode.max_length: 65 tokens do not fit model.max_length (64 positions, "
+                                            "<bos> included): expected at most 64");
+    config = run_config(64);
+    config["threads"] = tf::train::max_threads();
+    REQUIRE_NOTHROW(check_new_run(read_run_config(config, "x")));
+    if (tf::train::max_threads() < tf::train::kMaxThreads) {
+        config["threads"] = tf::train::max_threads() + 1;
+        REQUIRE_THROWS_WITH(check_new_run(read_run_config(config, "x")),
+                            Catch::StartsWith("threads: expected at most " + std::to_string(tf::train::max_threads())));
+    }
+    config["threads"] = tf::train::kMaxThreads + 1;
+    REQUIRE_THROWS_WITH(read_run_config(config, "x"), Catch::StartsWith("threads: expected an integer in [0, 1024]"));
 }

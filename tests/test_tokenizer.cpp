@@ -127,3 +127,22 @@ TEST_CASE("loading a file that is not JSON names the file", "[unit]") {
     std::filesystem::remove(path);
     CHECK_THROWS_WITH(Tokenizer::load(path), Catch::Contains("cannot open"));
 }
+
+TEST_CASE("vocab.json is read within the bounds of every JSON from outside", "[unit]") {
+    const test::TempDir dir("tapeformer-tokenizer");
+    const std::string path = dir / "vocab.json";
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {std::string(100, '[') + std::string(100, ']'), path + ": nested deeper than 64 levels"},
+        {R"({"kind": "ids", "vocab_size": 1e999})", path + ": number overflow parsing '1e999' (beyond the range of a double)"},
+        {R"({"kind": "ids", "vocab_size": 9, "vocab_size": 10})", path + ": vocab_size: duplicate key"},
+    };
+    for (const auto& [text, message] : cases) {
+        std::ofstream(path, std::ios::trunc) << text;
+        CHECK_THROWS_AS(Tokenizer::load(path), DataError);
+        CHECK_THROWS_WITH(Tokenizer::load(path), message);
+    }
+    CHECK_THROWS_WITH(Tokenizer::load(dir.path()), dir.path() + ": cannot open the vocabulary (is a directory, not a file)");
+    CHECK_THROWS_WITH(Tokenizer::load("/dev/zero"), "/dev/zero: cannot open the vocabulary (is not a regular file)");
+    std::filesystem::resize_file(path, kMaxVocabBytes + 1);
+    CHECK_THROWS_WITH(Tokenizer::load(path), Catch::Contains("268435457 bytes, above the limit of 268435456"));
+}

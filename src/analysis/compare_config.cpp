@@ -5,16 +5,25 @@
 
 #include "analysis/compare.h"
 #include "config/json_file.h"
+#include "train/run_name.h"
 
 namespace tf {
 
 namespace {
 
+// A variant's runs are named <variant>-seed<N>: with N up to 19 digits, that stays within
+// train::kMaxRunNameBytes.
+constexpr std::size_t kMaxVariantNameBytes = 64;
+static_assert(kMaxVariantNameBytes + std::char_traits<char>::length("-seed") + 19 <= train::kMaxRunNameBytes);
+
 CompareVariant read_variant(config::JsonReader& reader) {
     CompareVariant variant;
     variant.name = reader.string("name");
-    if (variant.name.empty() || variant.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
-        throw ConfigError(reader.path_of("name") + ": expected lower-case letters, digits and _, got \"" + variant.name + "\"");
+    // It names the variant's run directories, runs/<name>/runs/<variant>-seed<N>.
+    if (variant.name.empty() || variant.name.size() > kMaxVariantNameBytes ||
+        variant.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+        throw ConfigError(reader.path_of("name") + ": expected 1 to " + std::to_string(kMaxVariantNameBytes) +
+                          " lower-case letters, digits and _, got " + config::describe(variant.name));
     variant.model = reader.raw("model");
     if (!variant.model.is_object()) throw ConfigError(reader.path_of("model") + ": expected an object, got " + config::describe(variant.model));
     variant.optimizer = reader.has("optimizer") ? reader.raw("optimizer") : config::Json::object();
@@ -31,6 +40,10 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
     CompareConfig compare;
     config::JsonReader top(root, "", &compare.resolved);
     compare.name = top.string("name", std::filesystem::path(path).stem().string());
+    // The report goes in runs/<name>: an absolute path or ".." would put it anywhere.
+    if (const std::string problem = train::run_name_problem(compare.name); !problem.empty())
+        throw ConfigError("name: expected one plain path component for the directory runs/<name>, got " +
+                          config::describe(compare.name) + ": " + problem);
     compare.seeds = top.has("seeds") ? top.integers("seeds", 0, INT64_MAX) : compare.seeds;
     if (compare.seeds.empty()) throw ConfigError("seeds: expected at least one seed");
     compare.data = top.raw("data");

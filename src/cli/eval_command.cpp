@@ -13,6 +13,11 @@ namespace {
 int run_eval(const std::string& run_dir, const std::string& split, const std::string& which) {
     train::LoadedRun run = train::load_run(run_dir, which);
     const auto& examples = split == "test" ? run.dataset.test : split == "valid" ? run.dataset.valid : run.dataset.train;
+    // Metrics of no examples are not numbers: say so instead of printing nulls with exit 0.
+    if (examples.empty())
+        throw DataError("eval --split " + split + ": the " + split + " split of " + run_dir +
+                        " has no examples (its config's data.train_fraction and data.valid_fraction, or "
+                        "data.valid_size and data.test_size, leave it none)");
     const auto batches = train::evaluation_batches(examples, run.config.data.batch_size, run.dataset.is_lm());
     const train::EvalMetrics metrics = train::evaluate(*run.model, batches);
     const nlohmann::json result = {{"run", run_dir},

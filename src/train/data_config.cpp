@@ -1,11 +1,12 @@
 // Reading the `data` section of a run config: every key type- and range-checked, keys that do
-// not apply to the chosen source or task rejected by name, and the data file checked to exist.
+// not apply to the chosen source or task rejected by name, and the data file checked to be one
+// that can be read (a regular file within kMaxDataBytes).
 #include <algorithm>
-#include <filesystem>
 
 #include "train/batching.h"
 #include "train/dataset.h"
 #include "train/synthetic.h"
+#include "util/files.h"
 
 namespace tf::train {
 
@@ -26,8 +27,9 @@ void reject_present(const JsonReader& reader, const std::vector<std::string>& ke
 
 std::string read_existing_file(JsonReader& reader) {
     const std::string path = reader.string("path");
-    if (!std::filesystem::is_regular_file(path))
-        throw ConfigError(reader.path_of("path") + ": file '" + path + "' not found");
+    if (const std::string problem = input_file_problem(path, kMaxDataBytes); !problem.empty())
+        throw ConfigError(reader.path_of("path") + ": cannot use '" + (path.size() > 200 ? path.substr(0, 200) + "…" : path) +
+                          "' as the data file (" + problem + ")");
     return path;
 }
 

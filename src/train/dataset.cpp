@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <fstream>
 
 #include "config/json_text.h"
+#include "config/utf8.h"
 #include "train/synthetic.h"
+#include "util/files.h"
 
 namespace tf::train {
 
@@ -16,6 +19,34 @@ namespace {
 std::string strip_right(std::string line) {
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
     return line;
+}
+
+// A path as messages show it: a hostile one may be thousands of bytes.
+std::string shown(const std::string& path) { return path.size() > 200 ? path.substr(0, 200) + "…" : path; }
+
+struct DataLine {
+    std::string text;    // without its '\n'
+    int64_t number = 0;  // 1-based
+    std::size_t offset = 0;  // of its first byte in the file
+};
+
+// Calls `visit` for every line of the data file `path`, after checking the file is one to read
+// (input_file_problem with kMaxDataBytes) and each line is at most kMaxDataLineBytes.
+void for_each_data_line(const std::string& path, const std::function<void(const DataLine&)>& visit) {
+    if (const std::string problem = input_file_problem(path, kMaxDataBytes); !problem.empty())
+        throw DataError(shown(path) + ": cannot open the data file (" + problem + ")");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw DataError(path + ": cannot open");
+    DataLine line;
+    for (std::size_t next = 0; std::getline(in, line.text);) {
+        line.offset = next;
+        next += line.text.size() + 1;
+        ++line.number;
+        if (line.text.size() > kMaxDataLineBytes)
+            throw DataError(path + ":" + std::to_string(line.number) + ": " + std::to_string(line.text.size()) +
+                            " bytes, above the limit of " + std::to_string(kMaxDataLineBytes) + " for one line (docs/limits.md)");
+        visit(line);
+    }
 }
 
 // Keeps `sequence` if its length is in [min_length, max_length] (cutting it to max_length first
@@ -135,12 +166,14 @@ Example read_jsonl_line(const std::string& line, int64_t vocab_size, bool lm) {
 }  // namespace
 
 std::vector<std::string> read_text_items(const std::string& path, const std::string& split) {
-    std::ifstream in(path);
-    if (!in) throw DataError(path + ": cannot open");
     std::vector<std::string> items;
     std::string stanza;
-    for (std::string line; std::getline(in, line);) {
-        line = strip_right(line);
+    for_each_data_line(path, [&](const DataLine& data_line) {
+        if (const auto bad = config::first_invalid_utf8(data_line.text))
+            throw DataError(path + ":" + std::to_string(data_line.number) + ": not UTF-8 at byte offset " +
+                            std::to_string(*bad) + " of the line (offset " + std::to_string(data_line.offset + *bad) +
+                            " in the file); text data must be UTF-8");
+        std::string line = strip_right(data_line.text);
         if (split == "lines") {
             if (!line.empty()) items.push_back(line);
         } else if (!line.empty()) {
@@ -149,26 +182,21 @@ std::vector<std::string> read_text_items(const std::string& path, const std::str
             items.push_back(std::move(stanza));
             stanza.clear();
         }
-    }
+    });
     if (!stanza.empty()) items.push_back(std::move(stanza));
     return items;
 }
 
 std::vector<Example> read_jsonl(const std::string& path, int64_t vocab_size, bool lm) {
-    std::ifstream in(path);
-    if (!in) throw DataError(path + ": cannot open");
     std::vector<Example> examples;
-    int64_t line_number = 0;
-    for (std::string line; std::getline(in, line);) {
-        ++line_number;
-        if (strip_right(line).empty()) continue;
-        const std::string where = path + ":" + std::to_string(line_number) + ": ";
+    for_each_data_line(path, [&](const DataLine& line) {
+        if (strip_right(line.text).empty()) return;
         try {
-            examples.push_back(read_jsonl_line(line, vocab_size, lm));
+            examples.push_back(read_jsonl_line(line.text, vocab_size, lm));
         } catch (const DataError& error) {
-            throw DataError(where + error.what());
+            throw DataError(path + ":" + std::to_string(line.number) + ": " + error.what());
         }
-    }
+    });
     return examples;
 }
 
@@ -189,11 +217,58 @@ SplitIndices split_indices(int64_t count, double train_fraction, double valid_fr
     return split;
 }
 
-Dataset load_dataset(const DataConfig& config) {
+namespace {
+
+// The positions one example takes in the model: batching gives the decoder <bos> and the target
+// (a language model's target is the sequence itself) and the encoder the source as it is.
+int64_t decoder_positions(const Example& example, bool lm) {
+    return static_cast<int64_t>((lm ? example.src : example.tgt).size()) + 1;
+}
+int64_t positions_of(const Example& example, bool lm) {
+    return std::max(decoder_positions(example, lm), lm ? 0 : static_cast<int64_t>(example.src.size()));
+}
+
+// A transformer's position table ends at model.max_length: an example beyond it would fail in
+// the middle of training (or of eval), after the run directory was made.
+void require_positions(const Dataset& dataset, const DataConfig& config) {
+    if (config.model_positions <= 0) return;
+    const Example* longest = nullptr;
+    std::string where;  // "example 3 of the train split"
+    const std::pair<const char*, const std::vector<Example>*> splits[] = {
+        {"train", &dataset.train}, {"valid", &dataset.valid}, {"test", &dataset.test}};
+    for (const auto& [split, examples] : splits)
+        for (std::size_t i = 0; i < examples->size(); ++i) {
+            const Example& example = (*examples)[i];
+            if (longest && positions_of(example, dataset.is_lm()) <= positions_of(*longest, dataset.is_lm())) continue;
+            longest = &example;
+            where = "example " + std::to_string(i) + " of the " + split + " split";
+        }
+    if (!longest) return;
+    const int64_t needed = positions_of(*longest, dataset.is_lm());
+    if (needed <= config.model_positions) return;
+    const std::string why = needed == decoder_positions(*longest, dataset.is_lm())
+                                ? std::to_string(needed - 1) + " tokens + <bos> in the decoder"
+                                : std::to_string(needed) + " tokens in the encoder";
+    const std::string source = config.source == "synthetic" ? "data.task \"" + config.task + "\""
+                                                            : "data.path '" + shown(config.path) + "'";
+    throw ConfigError("model.max_length: " + std::to_string(config.model_positions) +
+                      " positions, fewer than the longest example of " + source + " needs: " + std::to_string(needed) +
+                      " (" + why + ", " + where + "); raise model.max_length or lower data.max_length");
+}
+
+Dataset load_by_source(const DataConfig& config) {
     if (config.source == "text") return load_text(config);
     if (config.source == "jsonl") return load_jsonl(config);
     if (config.source == "synthetic") return load_synthetic(config);
     throw ConfigError("data.source: expected one of \"text\", \"jsonl\", \"synthetic\", got \"" + config.source + "\"");
+}
+
+}  // namespace
+
+Dataset load_dataset(const DataConfig& config) {
+    Dataset dataset = load_by_source(config);
+    require_positions(dataset, config);
+    return dataset;
 }
 
 }  // namespace tf::train

@@ -29,6 +29,12 @@ struct Dataset {
 
 struct BatcherOptions;  // train/batching.h
 
+// The largest text or JSONL data file read, and its longest line (docs/limits.md): the shipped
+// corpora are a few hundred KB with lines under 100 bytes; /dev/zero or a multi-GB file would
+// exhaust memory before any message.
+inline constexpr std::size_t kMaxDataBytes = std::size_t{32} << 20;
+inline constexpr std::size_t kMaxDataLineBytes = std::size_t{1} << 20;
+
 // The `data` section of a run config. Defaults here are the documented defaults.
 struct DataConfig {
     std::string source;                  // "text" | "jsonl" | "synthetic"
@@ -51,6 +57,9 @@ struct DataConfig {
     int64_t batch_size = 32;
     bool bucket = false;                 // group examples of similar length into batches
     int64_t bucket_batches = 50;         // bucketing sorts within chunks of this many batches
+    // Not a key of the section: a transformer's model.max_length, set by read_run_config (0 = no
+    // limit, as for a recurrent model). An example longer than the positions is a ConfigError.
+    int64_t model_positions = 0;
 
     // Reads and validates every key of the `data` object, then reader.finish() (unknown keys are
     // errors); errors name the JSON path ("data.max_length: …").
@@ -58,11 +67,14 @@ struct DataConfig {
     BatcherOptions batching() const;  // the Batcher settings for the training split
 };
 
-// Builds the dataset a config describes. Throws DataError naming file:line for bad data.
+// Builds the dataset a config describes. Throws DataError naming file:line for bad data, and
+// ConfigError naming model.max_length when an example does not fit config.model_positions.
 Dataset load_dataset(const DataConfig& config);
 
 // The items of a text corpus: non-blank lines, or blank-line-separated stanzas (lines joined
-// by '\n'); trailing whitespace and '\r' are stripped from every line.
+// by '\n'); trailing whitespace and '\r' are stripped from every line. The file must be UTF-8
+// (the vocabulary is saved as JSON, which holds nothing else): a bad byte is a DataError naming
+// the line and the byte's offset.
 std::vector<std::string> read_text_items(const std::string& path, const std::string& split);
 // A JSONL file, one {"src": [ids], "tgt": [ids]} object per non-blank line ("tgt" absent when
 // `lm`); ids must be in [kUnkId, vocab_size) since 0–2 are added by batching.

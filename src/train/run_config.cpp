@@ -1,9 +1,12 @@
 // Reading the run config section by section.
 #include "train/run_config.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "config/json_file.h"
+#include "train/run_name.h"
 
 namespace tf::train {
 
@@ -15,27 +18,49 @@ config::JsonReader optional_section(config::JsonReader& top, const std::string& 
     top.mark_read(key);
     return config::JsonReader(empty, key, &resolved[key]);
 }
+
+// The run directory is runs/<name>: a name that is not one plain path component would put the
+// run somewhere else ("..": the working directory itself).
+std::string read_name(config::JsonReader& top, const std::string& default_name) {
+    const bool given = top.has("name");
+    const std::string name = top.string("name", default_name);
+    if (const std::string problem = run_name_problem(name); !problem.empty())
+        throw ConfigError("name: expected one plain path component for the run directory runs/<name>, got " +
+                          config::describe(name) + ": " + problem +
+                          (given ? "" : " (the default, the config file's stem: set \"name\")"));
+    return name;
+}
+
+// The decoder of a transformer sees <bos> and every token generated so far: it cannot generate
+// more tokens than it has positions. A recurrent model has no position table.
+int64_t decode_length_limit(const ModelConfig& model) {
+    return model.type == "rnn_seq2seq" ? std::numeric_limits<int64_t>::max() : model.max_length;
+}
+
+// std::thread::hardware_concurrency(), or 1 where the machine does not say.
+int64_t hardware_threads() { return std::max<int64_t>(1, std::thread::hardware_concurrency()); }
 }  // namespace
+
+int64_t max_threads() { return std::min<int64_t>(kMaxThreads, 4 * hardware_threads()); }
 
 RunConfig read_run_config(const config::Json& root, const std::string& default_name) {
     RunConfig run;
     config::JsonReader top(root, "", &run.resolved);
-    run.name = top.string("name", default_name);
-    if (run.name.empty() || run.name.find('/') != std::string::npos)
-        throw ConfigError("name: expected a non-empty name without '/', got \"" + run.name + "\"");
+    run.name = read_name(top, default_name);
     run.seed = static_cast<uint64_t>(top.integer("seed", 1, 0, INT64_MAX));
-    run.threads = top.integer("threads", 0, 0, 1024);
+    run.threads = top.integer("threads", 0, 0, kMaxThreads);
     config::JsonReader model = top.object("model");
     run.model = read_model_config(model);
     config::JsonReader data = top.object("data");
     run.data = DataConfig::from_json(data);
+    if (run.model.type != "rnn_seq2seq") run.data.model_positions = run.model.max_length;
     // The optimizer's schedule defaults its length to the run's, so read "train" first.
     config::JsonReader train = optional_section(top, "train", run.resolved);
     run.train = read_train_config(train);
     config::JsonReader optimizer = optional_section(top, "optimizer", run.resolved);
     run.optimizer = OptimConfig::from_json(optimizer, run.train.max_steps);
     config::JsonReader decode = optional_section(top, "decode", run.resolved);
-    run.decode = read_decode_config(decode);
+    run.decode = read_decode_config(decode, std::min(decode_length_limit(run.model), DecodeConfig{}.max_length));
     top.finish();
     if (run.model.is_language_model() != (run.data.task == "lm"))
         throw ConfigError(std::string("model.type: \"") + run.model.type + "\" " +
@@ -44,10 +69,23 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
     return run;
 }
 
+void check_new_run(const RunConfig& run) {
+    if (run.threads > max_threads())
+        throw ConfigError("threads: expected at most " + std::to_string(max_threads()) + " (4 × this machine's " +
+                          std::to_string(hardware_threads()) + " hardware threads, at most " +
+                          std::to_string(kMaxThreads) + "), got " + std::to_string(run.threads));
+    if (run.decode.max_length > decode_length_limit(run.model))
+        throw ConfigError("decode.max_length: " + std::to_string(run.decode.max_length) + " tokens do not fit model.max_length (" +
+                          std::to_string(run.model.max_length) + " positions, <bos> included): expected at most " +
+                          std::to_string(run.model.max_length));
+}
+
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
     config::Json root = config::load_json_file(path);
     for (const std::string& assignment : overrides) config::apply_override(root, assignment);
-    return read_run_config(root, std::filesystem::path(path).stem().string());
+    RunConfig run = read_run_config(root, std::filesystem::path(path).stem().string());
+    check_new_run(run);
+    return run;
 }
 
 }  // namespace tf::train

@@ -13,8 +13,14 @@
 
 namespace tf::train {
 
+// The most kernel threads any config may ask for; a new run also stays within max_threads().
+inline constexpr int64_t kMaxThreads = 1024;
+// min(kMaxThreads, 4 × this machine's hardware threads): far beyond the cores, libgomp fails to
+// start its threads instead of merely sharing the cores (docs/limits.md).
+int64_t max_threads();
+
 struct RunConfig {
-    std::string name;    // the run directory's default name: runs/<name>
+    std::string name;    // the run directory's default name: runs/<name>, one plain path component
     uint64_t seed = 1;   // initial weights and dropout (the data section has its own seed)
     int64_t threads = 0; // 0 = every core
     ModelConfig model;
@@ -25,11 +31,17 @@ struct RunConfig {
     config::Json resolved;  // the whole config with defaults filled in
 };
 
-// Validates a parsed config; `default_name` names the run when the config has no "name".
+// Validates a parsed config; `default_name` names the run when the config has no "name". A saved
+// run's config.resolved.json is read with it too, so it holds nothing that depends on the machine.
 RunConfig read_run_config(const config::Json& root, const std::string& default_name);
 
-// Loads CONFIG, applies each "--set key=value" in order, validates. The default name is the
-// file's stem (configs/copy_transformer.json → "copy_transformer").
+// What a new run's config must also meet, though a saved run may have been made without it (on a
+// bigger machine, or before the rule): threads ≤ max_threads(), and a transformer's
+// decode.max_length ≤ model.max_length. Throws ConfigError naming the keys.
+void check_new_run(const RunConfig& run);
+
+// Loads CONFIG, applies each "--set key=value" in order, validates (check_new_run included). The
+// default name is the file's stem (configs/copy_transformer.json → "copy_transformer").
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides);
 
 }  // namespace tf::train

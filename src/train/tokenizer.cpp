@@ -7,7 +7,8 @@
 #include <map>
 #include <sstream>
 
-#include "config/json_reader.h"
+#include "config/json_text.h"
+#include "util/files.h"
 
 namespace tf::train {
 
@@ -255,15 +256,12 @@ void Tokenizer::save(const std::string& path) const {
 }
 
 Tokenizer Tokenizer::load(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw DataError(path + ": cannot open the vocabulary");
-    nlohmann::json json;
-    try {
-        in >> json;
-    } catch (const nlohmann::json::parse_error& error) {
-        throw DataError(path + ": not valid JSON (" + error.what() + ")");
-    }
-    return from_json(json, path);
+    if (const std::string problem = input_file_problem(path, kMaxVocabBytes); !problem.empty())
+        throw DataError(path.substr(0, 200) + ": cannot open the vocabulary (" + problem + ")");
+    config::JsonParse parsed = config::parse_json_bounded(read_file(path));
+    if (parsed.kind == config::JsonProblem::syntax) throw DataError(path + ": not valid JSON (" + parsed.problem + ")");
+    if (!parsed.ok()) throw DataError(path + ": " + parsed.problem);
+    return from_json(parsed.value, path);
 }
 
 }  // namespace tf::train

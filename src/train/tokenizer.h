@@ -2,6 +2,7 @@
 // punctuation marks, see split_words) and "ids" (data that is already ids). Four special tokens sit
 // at fixed ids in every vocabulary, so padding and the start/end of a sequence mean the same everywhere.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,10 @@ inline constexpr int64_t kBosId = 1;      // <bos>: the first decoder input
 inline constexpr int64_t kEosId = 2;      // <eos>: the last decoder target
 inline constexpr int64_t kUnkId = 3;      // <unk>: any token not in the vocabulary
 inline constexpr int64_t kNumSpecial = 4;  // ordinary tokens start at this id
+
+// The largest vocab.json read (docs/limits.md). The vocabulary of a 32 MiB data file
+// (kMaxDataBytes) stays below it even when every byte is a token escaped as \u00XX in the JSON.
+inline constexpr std::size_t kMaxVocabBytes = std::size_t{256} << 20;
 
 // "char": the UTF-8 code points of the text (a malformed byte is a token of its own).
 std::vector<std::string> split_chars(const std::string& text);
@@ -66,7 +71,9 @@ public:
     nlohmann::json to_json() const;
     static Tokenizer from_json(const nlohmann::json& json, const std::string& source);
     void save(const std::string& path) const;         // writes vocab.json
-    static Tokenizer load(const std::string& path);   // reads and validates it
+    // Reads and validates it: a regular file within kMaxVocabBytes, JSON within the bounds of
+    // config::parse_json_bounded; DataError naming the file otherwise.
+    static Tokenizer load(const std::string& path);
 
 private:
     Tokenizer(std::string kind, std::vector<std::string> tokens);

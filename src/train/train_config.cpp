@@ -31,9 +31,9 @@ TrainConfig read_train_config(config::JsonReader& section) {
     return train;
 }
 
-DecodeConfig read_decode_config(config::JsonReader& section) {
+DecodeConfig read_decode_config(config::JsonReader& section, int64_t default_max_length) {
     DecodeConfig decode;
-    decode.max_length = section.integer("max_length", decode.max_length, 1, 100'000);
+    decode.max_length = section.integer("max_length", default_max_length, 1, 100'000);
     decode.beam_size = section.integer("beam_size", decode.beam_size, 1, 64);
     decode.length_penalty = section.number("length_penalty", decode.length_penalty, 0.0, 10.0);
     section.finish();

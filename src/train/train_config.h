@@ -35,6 +35,8 @@ struct DecodeConfig {
 };
 
 TrainConfig read_train_config(config::JsonReader& section);
-DecodeConfig read_decode_config(config::JsonReader& section);
+// `default_max_length`: decode.max_length when the section leaves it out (the run config passes
+// 128, or a transformer's model.max_length if that is fewer).
+DecodeConfig read_decode_config(config::JsonReader& section, int64_t default_max_length);
 
 }  // namespace tf::train
