@@ -128,7 +128,7 @@ TEST_CASE("a NaN or infinity in a weight or optimizer tensor is refused at load,
     }
 }
 
-TEST_CASE("a resume that changes the model, data or optimizer exits 2 naming the key; budget keys may change",
+TEST_CASE("a resume that changes the model, data or optimizer exits 2 naming the key, budget keys may change",
           "[integration]") {
     TempDir dir;
     const std::string run = train_tiny_run(dir);

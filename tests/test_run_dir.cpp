@@ -29,7 +29,7 @@ TEST_CASE("pruning keeps the newest checkpoints and the one latest names, and sk
     CHECK(run.latest() == run.checkpoint(30));
 }
 
-TEST_CASE("checkpoints/latest must name a step checkpoint; pruning skips step numbers too long for int64", "[unit]") {
+TEST_CASE("checkpoints/latest must name a step checkpoint, and pruning skips step numbers too long for int64", "[unit]") {
     TempDir dir;
     const train::RunDirectory run(dir.path());
     make_directories(run.checkpoints());
