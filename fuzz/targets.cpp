@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -41,11 +42,12 @@ std::string write_scratch(const std::string& name, std::string_view bytes) {
     return path.string();
 }
 
-// "a\0b\0c" → {"a", "b", "c"}
-std::vector<std::string_view> split_at_nul(std::string_view bytes) {
+// "a\0b\0c" → {"a", "b", "c"}; with `max_parts`, the last part keeps any later NULs:
+// "a\0b\0c\0d" with 3 → {"a", "b", "c\0d"}.
+std::vector<std::string_view> split_at_nul(std::string_view bytes, std::size_t max_parts = SIZE_MAX) {
     std::vector<std::string_view> parts;
     for (std::size_t start = 0;;) {
-        const std::size_t end = bytes.find('\0', start);
+        const std::size_t end = parts.size() + 1 == max_parts ? std::string_view::npos : bytes.find('\0', start);
         parts.push_back(bytes.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
         if (end == std::string_view::npos) return parts;
         start = end + 1;
@@ -105,8 +107,9 @@ void load_data(std::string_view bytes) {
     dataset.tokenizer.to_json().dump();  // what training saves as vocab.json: JSON holds only UTF-8
 }
 
+// The checkpoint comes last and keeps its NUL bytes (its length prefix always has some).
 void load_run_dir(std::string_view bytes) {
-    const std::vector<std::string_view> parts = split_at_nul(bytes);
+    const std::vector<std::string_view> parts = split_at_nul(bytes, 3);
     const fs::path run = scratch_dir() / "run";
     fs::remove_all(run);
     const char* names[] = {"config.resolved.json", "checkpoints/latest", "checkpoints/step-2.safetensors"};

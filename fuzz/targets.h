@@ -15,7 +15,8 @@ enum class Target {
     config,       // a run config file, then `--set` overrides, separated by NUL bytes
     safetensors,  // a checkpoint file: the format, its metadata, and loading it as --init weights
     data,         // the first byte picks the reader (DataKind), the rest is the data file
-    run_dir,      // config.resolved.json, checkpoints/latest and the checkpoint, separated by NUL bytes
+    run_dir,      // config.resolved.json, checkpoints/latest and the checkpoint, separated by the first two
+                  // NUL bytes (the checkpoint, last, keeps its own); loaded as `eval` loads a run
 };
 
 // The readers the data target's first byte picks (its value modulo their count).

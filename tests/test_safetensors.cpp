@@ -130,7 +130,7 @@ TEST_CASE("safetensors rejects truncated and oversized files", "[unit]") {
     REQUIRE_THROWS_WITH(read_safetensors(truncated_to(8 + n / 2)), Catch::Contains("runs past the end of the file"));
     REQUIRE_THROWS_WITH(read_safetensors(truncated_to(good.size() - 4)), Catch::Contains("run past the data section"));
     write_raw(path, "{}", "", 200'000'000);
-    REQUIRE_THROWS_WITH(read_safetensors(path), Catch::Contains("header length 200000000 exceeds the cap of 100000000 bytes"));
+    REQUIRE_THROWS_WITH(read_safetensors(path), Catch::Contains("header length 200000000 exceeds the cap of 16777216 bytes"));
     REQUIRE_THROWS_WITH(read_safetensors(dir.file("missing.safetensors")), Catch::Contains("cannot open"));
 }
 
@@ -164,7 +164,7 @@ TEST_CASE("safetensors rejects every malformed header with its message", "[unit]
         {R"({"a": {)" + f32x2 + R"(, "data_offsets": [0, 8]}})", 12, "4 trailing bytes after the last tensor"},
         {R"({"a": {)" + f32x2 + R"(, "data_offsets": [0, 8]}, "a": {)" + f32x2 + R"(, "data_offsets": [0, 8]}})", 8,
          "header: a: duplicate key"},
-        {R"({"__metadata__": {"step": 3}})", 0, "__metadata__ value for 'step' is not a string: 3"},
+        {R"({"__metadata__": {"step": 3}})", 0, "__metadata__ value for \"step\" is not a string: 3"},
         {R"({"__metadata__": ["x"]})", 0, "__metadata__ is not an object"},
     };
     TempDir dir;
@@ -176,6 +176,56 @@ TEST_CASE("safetensors rejects every malformed header with its message", "[unit]
         REQUIRE_THROWS_WITH(read_safetensors(path), Catch::StartsWith("read_safetensors: " + path + ": ") &&
                                                         Catch::Contains(message));
     }
+}
+
+namespace {
+// A header of `count` empty F32 tensors (shape [0], no data), names "t0", "t1", ….
+std::string empty_tensors_header(std::size_t count) {
+    std::string header = "{";
+    for (std::size_t i = 0; i < count; ++i)
+        header += (i ? ",\"t" : "\"t") + std::to_string(i) + R"(":{"dtype":"F32","shape":[0],"data_offsets":[0,0]})";
+    return header + "}";
+}
+
+// One F32 tensor of one element named `name` with `rank` dimensions of size 1.
+std::string one_tensor_header(const std::string& name, std::size_t rank) {
+    std::string header = "{";
+    header += nlohmann::json(name).dump();
+    header += R"(:{"dtype":"F32","shape":[)";
+    for (std::size_t i = 0; i < rank; ++i) header += i ? ",1" : "1";
+    header += R"(],"data_offsets":[0,4]}})";
+    return header;
+}
+}  // namespace
+
+// docs/limits.md: each bound is read at its value and refused one past it, naming the bound.
+TEST_CASE("safetensors bounds: header 16 MiB, 100000 tensors, names of 1024 bytes, rank 16", "[unit]") {
+    TempDir dir;
+    const std::string path = dir.file("bounds.safetensors");
+    const auto refused = [&](const std::string& message) {
+        REQUIRE_THROWS_AS(read_safetensors(path), CheckpointError);
+        REQUIRE_THROWS_WITH(read_safetensors(path), Catch::Contains(path) && Catch::Contains(message));
+    };
+    write_raw(path, "{}" + std::string(kMaxSafetensorsHeaderBytes - 2, ' '), "");
+    REQUIRE(read_safetensors(path).tensors.empty());
+    write_raw(path, "{}" + std::string(kMaxSafetensorsHeaderBytes - 1, ' '), "");
+    refused("header length 16777217 exceeds the cap of 16777216 bytes");
+
+    write_raw(path, empty_tensors_header(kMaxSafetensorsTensors), "");
+    REQUIRE(read_safetensors(path).tensors.size() == kMaxSafetensorsTensors);
+    write_raw(path, empty_tensors_header(kMaxSafetensorsTensors + 1), "");
+    refused("header lists 100001 tensors, above the limit of 100000");
+
+    const std::string four_bytes(4, '\0');
+    write_raw(path, one_tensor_header(std::string(kMaxTensorNameBytes, 'n'), 1), four_bytes);
+    REQUIRE(read_safetensors(path).tensors.size() == 1);
+    write_raw(path, one_tensor_header(std::string(kMaxTensorNameBytes + 1, 'n'), 1), four_bytes);
+    refused("(1025 bytes): the name is above the limit of 1024 bytes");
+
+    write_raw(path, one_tensor_header("w", kMaxTensorRank), four_bytes);
+    REQUIRE(read_safetensors(path).tensors.at("w").shape().size() == kMaxTensorRank);
+    write_raw(path, one_tensor_header("w", kMaxTensorRank + 1), four_bytes);
+    refused("tensor 'w': shape has 17 dimensions, above the limit of 16");
 }
 
 TEST_CASE("safetensors writer rejects names the format reserves", "[unit]") {

@@ -25,8 +25,11 @@ int run_train(const TrainArguments& args) {
     options.init_weights = args.init;
     train::RunConfig config;
     if (!args.resume.empty()) {
-        // The run's own resolved config, with any --set (say, a longer train.max_steps) applied.
-        config::Json saved = config::load_json_file(train::RunDirectory(args.resume).config());
+        // The run's own resolved config, with any --set (say, a longer train.max_steps) applied;
+        // the trainer refuses a --set outside the keys a resume may change (train/resume_config.h).
+        const train::RunDirectory run(args.resume);
+        run.require_directory("--resume", train::RunDirectory::Existing::required);
+        config::Json saved = config::load_json_file(run.config());
         for (const auto& assignment : args.overrides) config::apply_override(saved, assignment);
         config = train::read_run_config(saved, saved.value("name", "run"));
         options.run_dir = args.resume;

@@ -1,8 +1,9 @@
 // Bounded JSON reading: one parser callback sees every event, so depth and duplicate keys are
-// checked while the value is built, before anything walks it.
+// checked before the value is built and before anything walks it.
 #include "config/json_text.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <vector>
 
 namespace tf::config {
@@ -33,8 +34,7 @@ public:
                 const std::string key = parsed.get<std::string>();
                 path_.resize(keys_per_object_.size() - 1);  // the path of the object this key is in
                 auto& seen = keys_per_object_.back();
-                if (std::find(seen.begin(), seen.end(), key) != seen.end()) throw Refused{JsonProblem::duplicate_key, joined(key) + ": duplicate key"};
-                seen.push_back(key);
+                if (!seen.insert(key).second) throw Refused{JsonProblem::duplicate_key, joined(key) + ": duplicate key"};
                 path_.push_back(key);
                 break;
             }
@@ -50,7 +50,9 @@ private:
         return text + last;
     }
 
-    std::vector<std::vector<std::string>> keys_per_object_;
+    // A set, not a list: a safetensors header may hold 100,000 names, and a linear search per
+    // key made reading it quadratic (minutes for one header).
+    std::vector<std::unordered_set<std::string>> keys_per_object_;
     std::vector<std::string> path_;
 };
 
@@ -71,10 +73,17 @@ JsonParse parse_json_bounded(const std::string& text) {
     ParseWatch watch;
     JsonParse result;
     try {
-        result.value = Json::parse(text, [&watch](int depth, Json::parse_event_t event, Json& parsed) {
+        // Two passes. The watched one checks the text and keeps nothing below the top level:
+        // nlohmann's callback parser rescans a container's elements each time one of them ends,
+        // which over 100,000 kept entries (a safetensors header) takes minutes. The plain second
+        // pass then builds the value from a text known to be within bounds.
+        [[maybe_unused]] const Json top_level_only = Json::parse(text, [&watch](int depth, Json::parse_event_t event, Json& parsed) {
             watch(depth, event, parsed);
-            return true;
+            const bool ends_a_value = event == Json::parse_event_t::value || event == Json::parse_event_t::object_end ||
+                                      event == Json::parse_event_t::array_end;
+            return !(ends_a_value && depth > 0);
         });
+        result.value = Json::parse(text);
     } catch (const Refused& refused) {
         result = {Json(), refused.kind, refused.problem};
     } catch (const Json::parse_error& error) {

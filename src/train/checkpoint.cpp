@@ -1,11 +1,13 @@
 // Checkpoint save/load on top of the safetensors reader and writer.
 #include "train/checkpoint.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
+#include "config/json_text.h"
+#include "train/checkpoint_metadata.h"
 #include "train/safetensors.h"
 
 namespace tf::train {
@@ -20,17 +22,19 @@ const std::string& metadata_field(const Safetensors& file, const std::string& ke
     return found->second;
 }
 
-double parse_number(const std::string& text, const std::string& what, const std::string& path) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
+// A NaN or ∞ in a weight or an optimizer moment never comes from a healthy run (training stops at
+// the first non-finite loss or gradient). Loaded, it gives a NaN loss — or, in a row no input
+// reaches, a plausible one — so the whole file is refused, naming the tensor and the element.
+void require_finite(const std::string& path, const std::map<std::string, Tensor>& tensors) {
+    for (const auto& [name, tensor] : tensors) {
+        const std::vector<double> values = tensor.to_vector();   // f32 values convert exactly, ∞ and NaN included
+        const auto bad = std::find_if(values.begin(), values.end(), [](double value) { return !std::isfinite(value); });
+        if (bad == values.end()) continue;
+        const double value = *bad;
+        throw CheckpointError(path + ": tensor '" + name + "' holds " + (std::isnan(value) ? "NaN" : value > 0 ? "+inf" : "-inf") +
+                              " at element " + std::to_string(bad - values.begin()) + " (of " + std::to_string(values.size()) +
+                              "); a checkpoint's weights and optimizer state must all be finite");
     }
-    if (used != text.size() && !(text == "nan"))
-        throw CheckpointError(path + ": metadata '" + what + "' is not a number: \"" + text + "\"");
-    return text == "nan" ? NAN : value;
 }
 
 void load_model_tensors(const std::string& path, const std::map<std::string, Tensor>& tensors, SequenceModel& model,
@@ -59,18 +63,21 @@ std::string rng_state_to_text(const Rng::State& state) {
     return text;
 }
 
+// Exactly the writer's form: four words of "0x" + 16 lowercase hex digits, joined by commas.
 Rng::State rng_state_from_text(const std::string& text, const std::string& source) {
+    constexpr std::size_t kWordChars = 18, kTextChars = 4 * kWordChars + 3;
+    const auto refuse = [&] {
+        throw CheckpointError(source + ": RNG state " + config::describe(config::Json(text)) +
+                              " is not four 0x-prefixed 16-digit hex words separated by commas");
+    };
+    if (text.size() != kTextChars) refuse();
     Rng::State state{};
-    std::istringstream in(text);
-    std::string word;
-    std::size_t count = 0;
-    while (std::getline(in, word, ',')) {
-        if (count == 4 || word.size() != 18 || word.rfind("0x", 0) != 0 ||
-            word.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
-            throw CheckpointError(source + ": RNG state \"" + text + "\" is not four 0x-prefixed 16-digit hex words");
-        state[count++] = std::stoull(word, nullptr, 16);
+    for (std::size_t i = 0; i < 4; ++i) {
+        const std::string word = text.substr(i * (kWordChars + 1), kWordChars);
+        if (word.rfind("0x", 0) != 0 || word.find_first_not_of("0123456789abcdef", 2) != std::string::npos) refuse();
+        if (i < 3 && text[i * (kWordChars + 1) + kWordChars] != ',') refuse();
+        state[i] = std::stoull(word.substr(2), nullptr, 16);
     }
-    if (count != 4) throw CheckpointError(source + ": RNG state \"" + text + "\" has " + std::to_string(count) + " words, expected 4");
     return state;
 }
 
@@ -101,24 +108,30 @@ void save_checkpoint(const std::string& path, const SequenceModel& model, const 
 }
 
 namespace {
-// The progress stored in a checkpoint's metadata.
+// The progress stored in a checkpoint's metadata, each field read back exactly as save_checkpoint
+// writes it and checked against the others (best_step and the open log row lie within the steps).
 TrainingProgress progress_of(const Safetensors& file, const std::string& path) {
-    if (metadata_field(file, "format", path) != kFormat)
-        throw CheckpointError(path + ": not a tapeformer checkpoint (format \"" + metadata_field(file, "format", path) + "\")");
+    const std::string& format = metadata_field(file, "format", path);
+    if (format != kFormat)
+        throw CheckpointError(path + ": not a tapeformer checkpoint (format " + config::describe(config::Json(format)) + ")");
+    const auto field = [&](const std::string& key) -> const std::string& { return metadata_field(file, key, path); };
     TrainingProgress progress;
-    progress.step = static_cast<int64_t>(parse_number(metadata_field(file, "step", path), "step", path));
-    progress.elapsed_seconds = parse_number(metadata_field(file, "elapsed_seconds", path), "elapsed_seconds", path);
-    progress.best_valid_loss = parse_number(metadata_field(file, "best_valid_loss", path), "best_valid_loss", path);
-    progress.best_step = static_cast<int64_t>(parse_number(metadata_field(file, "best_step", path), "best_step", path));
-    progress.dropout_rng = rng_state_from_text(metadata_field(file, "dropout_rng", path), path);
+    progress.step = parse_count_field(field("step"), "step", path);
+    const std::string step_bound = "step " + std::to_string(progress.step);
+    progress.elapsed_seconds = parse_real_field(field("elapsed_seconds"), "elapsed_seconds", path, RealRange::non_negative);
+    // "nan" is the writer's mark for "no evaluation yet"; any other value is a finite loss.
+    const std::string& best = field("best_valid_loss");
+    progress.best_valid_loss = best == "nan" ? NAN : parse_real_field(best, "best_valid_loss", path, RealRange::finite);
+    progress.best_step = parse_count_field(field("best_step"), "best_step", path, progress.step, step_bound);
+    progress.dropout_rng = rng_state_from_text(field("dropout_rng"), path);
     if (file.metadata.count("log_steps")) {   // absent in checkpoints written before it was saved: an empty row
-        progress.log_loss_sum = parse_number(metadata_field(file, "log_loss_sum", path), "log_loss_sum", path);
-        progress.log_steps = static_cast<int64_t>(parse_number(metadata_field(file, "log_steps", path), "log_steps", path));
+        progress.log_loss_sum = parse_real_field(field("log_loss_sum"), "log_loss_sum", path, RealRange::finite);
+        progress.log_steps = parse_count_field(field("log_steps"), "log_steps", path, progress.step, step_bound);
     }
+    config::JsonParse batcher = config::parse_json_bounded(field("batcher"));
+    if (!batcher.ok()) throw CheckpointError(path + ": metadata 'batcher': " + batcher.problem);
     try {
-        progress.batcher = BatcherState::from_json(nlohmann::json::parse(metadata_field(file, "batcher", path)), path);
-    } catch (const nlohmann::json::exception&) {
-        throw CheckpointError(path + ": metadata 'batcher' is not valid JSON");
+        progress.batcher = BatcherState::from_json(batcher.value, path);
     } catch (const Error& error) {
         throw CheckpointError(std::string(error.what()));
     }
@@ -128,9 +141,22 @@ TrainingProgress progress_of(const Safetensors& file, const std::string& path) {
 
 TrainingProgress read_progress(const std::string& path) { return progress_of(read_safetensors(path), path); }
 
+config::Json parse_saved_config(const std::string& resolved_config, const std::string& path) {
+    config::JsonParse parsed = config::parse_json_bounded(resolved_config);
+    if (!parsed.ok()) throw CheckpointError(path + ": metadata 'config': " + parsed.problem);
+    if (!parsed.value.is_object()) throw CheckpointError(path + ": metadata 'config' is not a JSON object");
+    return std::move(parsed.value);
+}
+
+config::Json saved_config(const std::string& path) {
+    const Safetensors file = read_safetensors(path);
+    return parse_saved_config(metadata_field(file, "config", path), path);
+}
+
 LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer) {
     const Safetensors file = read_safetensors(path);
     LoadedCheckpoint loaded{progress_of(file, path), metadata_field(file, "config", path)};
+    require_finite(path, file.tensors);
     load_model_tensors(path, file.tensors, model, true);
     if (optimizer) {
         std::map<std::string, Tensor> state;
@@ -147,6 +173,7 @@ LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, 
 
 void load_weights(const std::string& path, SequenceModel& model) {
     const Safetensors file = read_safetensors(path);
+    require_finite(path, file.tensors);
     bool prefixed = false;
     for (const auto& [name, tensor] : file.tensors) prefixed = prefixed || name.rfind(kModelPrefix, 0) == 0;
     load_model_tensors(path, file.tensors, model, prefixed);

@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "config/json_reader.h"
 #include "models/model.h"
 #include "train/batching.h"
 #include "train/optimizer.h"
@@ -32,11 +33,18 @@ struct LoadedCheckpoint {
     std::string resolved_config;  // "" in a weights-only file
 };
 // Loads parameters into `model` (and state into `optimizer` when given). Every problem — a missing
-// or extra parameter, a shape, unreadable metadata — is a CheckpointError naming the file.
+// or extra parameter, a shape, a NaN or ∞ in any tensor, metadata that is not exactly what
+// save_checkpoint writes (a step of "1e30", "-5" or " 4") — is a CheckpointError naming the file
+// and the tensor or key.
 LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer);
 
 // The progress (step, time, RNG and data-order state) alone, without building a model.
 TrainingProgress read_progress(const std::string& path);
+
+// The resolved config a checkpoint was saved with, parsed; a CheckpointError naming the file when
+// it is missing, empty or not a JSON object.
+config::Json saved_config(const std::string& path);
+config::Json parse_saved_config(const std::string& resolved_config, const std::string& path);
 
 // Model weights only, from a checkpoint ("model.<name>") or a plain state dict ("<name>"): --init.
 void load_weights(const std::string& path, SequenceModel& model);

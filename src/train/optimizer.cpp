@@ -82,7 +82,9 @@ void Optimizer::load_state(const std::map<std::string, Tensor>& saved) {
                              dtype_name(target.dtype()));
     }
     const double count = saved.at(kStepCountKey).item();
-    if (!(count >= 0) || count != static_cast<double>(static_cast<int64_t>(count)))
+    // Checked within 2^53 (every count there is exact in a double) before the cast, which past
+    // INT64_MAX would be undefined.
+    if (!(count >= 0 && count <= 9007199254740992.0) || count != static_cast<double>(static_cast<int64_t>(count)))
         throw ValueError("optimizer load_state: '" + kStepCountKey + "' is not a count: " + std::to_string(count));
     // Everything checked: now copy, so a failed load changes nothing.
     for (auto [key, target] : own)  // target: a handle sharing the buffer's data

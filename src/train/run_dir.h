@@ -19,13 +19,19 @@ public:
     std::string checkpoints() const { return root_ + "/checkpoints"; }
     std::string checkpoint(int64_t step) const { return checkpoints() + "/step-" + std::to_string(step) + ".safetensors"; }
     std::string best() const { return root_ + "/best.safetensors"; }
-    // The newest checkpoint's path, from checkpoints/latest; "" when there is none.
+    // The newest checkpoint's path, from checkpoints/latest; "" when there is none. A pointer file
+    // that is not what set_latest writes ("step-N.safetensors") is a CheckpointError naming it.
     std::string latest() const;
     void set_latest(int64_t step) const;
     bool has_run() const;  // a checkpoint is there (a config alone is a start that failed)
+    // A ConfigError naming `option` and the path when it exists and is not a directory (or, with
+    // Existing::required, when it does not exist): checked before anything is read or written.
+    enum class Existing { optional, required };
+    void require_directory(const std::string& option, Existing existing) const;
     // Deletes step checkpoints older than the newest `keep`.
     void prune_checkpoints(int64_t keep) const;
-    // Drops metrics.jsonl lines with "step" > `step` (a resumed run writes them again).
+    // Drops metrics.jsonl rows with "step" > `step` (a resumed run writes them again); every other
+    // line, one we cannot read included, is kept.
     void truncate_metrics(int64_t step) const;
 
 private:

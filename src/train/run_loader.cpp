@@ -5,6 +5,7 @@
 
 #include "config/json_file.h"
 #include "train/checkpoint.h"
+#include "train/resume_config.h"
 #include "train/safetensors.h"
 #include "util/files.h"
 
@@ -28,7 +29,11 @@ LoadedRun load_run(const std::string& directory, const std::string& which) {
     run.model = build_model(run.config.model, build);
     run.checkpoint = which == "best" && file_exists(dir.best()) ? dir.best() : dir.latest();
     if (run.checkpoint.empty()) throw CheckpointError(directory + ": no checkpoint yet (train first)");
-    run.step = load_checkpoint(run.checkpoint, *run.model, nullptr).progress.step;
+    const LoadedCheckpoint loaded = load_checkpoint(run.checkpoint, *run.model, nullptr);
+    // The weights mean something only under the config they were trained with: an edited
+    // config.resolved.json (two heads read as four) is refused as a resume would refuse it.
+    check_resume_config(parse_saved_config(loaded.resolved_config, run.checkpoint), run.config.resolved, run.checkpoint);
+    run.step = loaded.progress.step;
     run.model->eval();
     return run;
 }

@@ -20,8 +20,12 @@ struct Safetensors {
     std::map<std::string, std::string> metadata;
 };
 
-// The largest header we accept, as the reference implementation does (100 MB).
-constexpr std::size_t kMaxSafetensorsHeaderBytes = 100'000'000;
+// Bounds on a header (docs/limits.md). Our largest checkpoints have a 100 KB header and a few
+// hundred tensors of rank ≤ 4; the bounds keep a hostile header from costing more than a real one.
+constexpr std::size_t kMaxSafetensorsHeaderBytes = std::size_t{16} << 20;  // 16 MiB
+constexpr std::size_t kMaxSafetensorsTensors = 100'000;
+constexpr std::size_t kMaxTensorNameBytes = 1024;
+constexpr std::size_t kMaxTensorRank = 16;
 
 // Test-only crash simulation: called after each chunk (≤ 1 MiB) reaches the temp file, with the
 // total bytes written so far. A hook that throws stops the write there (the temp file is
@@ -38,7 +42,8 @@ void write_safetensors(const std::string& path, const std::map<std::string, Tens
 
 // Reads and validates a whole file; every problem is a CheckpointError naming the file:
 // shorter than 8 bytes; header length over the cap or past the end of the file; header not a
-// JSON object, a duplicate name; an entry without exactly dtype/shape/data_offsets of the right
+// JSON object, a duplicate name; more tensors, a longer name or a higher rank than the bounds
+// above; an entry without exactly dtype/shape/data_offsets of the right
 // types; a dtype other than F32/F64 (named); a negative or overflowing shape; data_offsets with
 // end < begin, past the data section, or not numel·dtype size bytes; metadata values that are
 // not strings. Strict about layout too: the tensors must tile the data section exactly — no

@@ -100,11 +100,14 @@ DType Reader::parse_dtype(const std::string& name, const Json& value) const {
     if (dtype == "F32") return DType::f32;
     if (dtype == "F64") return DType::f64;
     if (other.count(dtype)) fail("tensor '" + name + "': dtype " + dtype + " is not supported (tapeformer loads F32 and F64)");
-    fail("tensor '" + name + "': unknown dtype \"" + dtype + "\"");
+    fail("tensor '" + name + "': unknown dtype " + config::describe(value));
 }
 
 Shape Reader::parse_shape(const std::string& name, const Json& value) const {
     if (!value.is_array()) fail("tensor '" + name + "': shape is not a list");
+    if (value.size() > kMaxTensorRank)
+        fail("tensor '" + name + "': shape has " + std::to_string(value.size()) + " dimensions, above the limit of " +
+             std::to_string(kMaxTensorRank) + " (docs/limits.md)");
     Shape shape;
     for (const Json& dim : value) {
         // A JSON integer above INT64_MAX would wrap to a negative int64: both are rejected here.
@@ -116,6 +119,10 @@ Shape Reader::parse_shape(const std::string& name, const Json& value) const {
 }
 
 Entry Reader::parse_entry(const std::string& name, const Json& value) const {
+    // describe() shows a long name by its start.
+    if (name.size() > kMaxTensorNameBytes)
+        fail("tensor " + config::describe(Json(name)) + ": the name is above the limit of " +
+             std::to_string(kMaxTensorNameBytes) + " bytes (docs/limits.md)");
     if (!value.is_object()) fail("tensor '" + name + "': entry is not an object");
     for (const char* field : {"dtype", "shape", "data_offsets"})
         if (!value.contains(field)) fail("tensor '" + name + "': missing \"" + field + "\"");
@@ -163,7 +170,7 @@ std::map<std::string, std::string> Reader::parse_metadata(const Json& value) con
     if (!value.is_object()) fail("__metadata__ is not an object");
     std::map<std::string, std::string> metadata;
     for (const auto& [key, item] : value.items()) {
-        if (!item.is_string()) fail("__metadata__ value for '" + key + "' is not a string: " + config::describe(item));
+        if (!item.is_string()) fail("__metadata__ value for " + config::describe(Json(key)) + " is not a string: " + config::describe(item));
         metadata.emplace(key, item.get<std::string>());
     }
     return metadata;
@@ -176,11 +183,16 @@ Safetensors Reader::read() {
     uint64_t header_bytes = 0;
     for (int i = 7; i >= 0; --i) header_bytes = (header_bytes << 8) | length[i];
     if (header_bytes > kMaxSafetensorsHeaderBytes)
-        fail("header length " + std::to_string(header_bytes) + " exceeds the cap of " + std::to_string(kMaxSafetensorsHeaderBytes) + " bytes");
+        fail("header length " + std::to_string(header_bytes) + " exceeds the cap of " + std::to_string(kMaxSafetensorsHeaderBytes) +
+             " bytes (docs/limits.md)");
     if (header_bytes > file_bytes_ - 8)
         fail("header length " + std::to_string(header_bytes) + " runs past the end of the file (" + std::to_string(file_bytes_) + " bytes)");
     data_bytes_ = file_bytes_ - 8 - header_bytes;
     const Json header = parse_header(header_bytes);
+    const std::size_t tensor_count = header.size() - header.count("__metadata__");
+    if (tensor_count > kMaxSafetensorsTensors)
+        fail("header lists " + std::to_string(tensor_count) + " tensors, above the limit of " +
+             std::to_string(kMaxSafetensorsTensors) + " (docs/limits.md)");
     Safetensors out;
     std::vector<Entry> entries;
     for (const auto& [name, value] : header.items()) {

@@ -17,6 +17,7 @@
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/progress.h"
+#include "train/resume_config.h"
 #include "train/run_dir.h"
 #include "util/files.h"
 
@@ -54,6 +55,7 @@ public:
 private:
     void start_fresh();
     void resume();
+    void remove_stale_temporaries_of_run();
     double train_step(const Batch& batch, double& grad_norm);  // returns the loss
     // `last`: the run ends after this step (max_steps reached or the time budget spent).
     void after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last);
@@ -84,6 +86,8 @@ private:
 TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
     : config_(config), options_(options), dir_(options.run_dir.empty() ? "runs/" + config.name : options.run_dir),
       display_(config.train.max_steps, options.quiet) {
+    dir_.require_directory(options.resume ? "--resume" : "--run-dir",
+                           options.resume ? RunDirectory::Existing::required : RunDirectory::Existing::optional);
     if (config.threads > 0) kernels::set_num_threads(static_cast<int>(config.threads));
     set_check_numerics(options.check_numerics);
     dataset_ = load_dataset(config.data);
@@ -105,9 +109,10 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
 
 void TrainingRun::start_fresh() {
     if (dir_.has_run())
-        throw Error("run directory '" + dir_.root() + "' already holds a run; continue it with --resume " + dir_.root() +
-                    ", or choose another with --run-dir");
+        throw ConfigError("--run-dir " + dir_.root() + ": the directory already holds a run; continue it with --resume " +
+                          dir_.root() + ", or choose another with --run-dir");
     if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_);   // a bad file fails before any write
+    remove_stale_temporaries_of_run();
     // A start that failed before its first checkpoint left a config and a log: start over, keeping
     // the log (appended to those of earlier failed starts).
     if (file_exists(dir_.metrics()) && !read_file(dir_.metrics()).empty()) {
@@ -121,19 +126,36 @@ void TrainingRun::start_fresh() {
     write_file_atomic(dir_.metrics(), "");
 }
 
+// Everything is checked — the checkpoint, the config it was saved with, the vocabulary — before
+// the first write (metrics truncated, config rewritten), so a refused resume leaves the run as it was.
 void TrainingRun::resume() {
     const std::string latest = dir_.latest();
-    if (latest.empty()) throw Error("--resume " + dir_.root() + ": no checkpoint there (checkpoints/latest is missing)");
+    if (latest.empty())
+        throw CheckpointError("--resume " + dir_.root() + ": no checkpoint there (checkpoints/latest is missing)");
+    check_resume_config(saved_config(latest), config_.resolved, latest);
     if (Tokenizer::load(dir_.vocab()).to_json() != dataset_.tokenizer.to_json())
-        throw Error("--resume " + dir_.root() + ": the data gives a different vocabulary than the run's vocab.json "
-                    "(did the data file change?)");
+        throw DataError("--resume " + dir_.root() + ": the data gives a different vocabulary than " + dir_.vocab() +
+                        " (did the data file change?)");
     const LoadedCheckpoint loaded = load_checkpoint(latest, *model_, optimizer_.get());
     progress_ = loaded.progress;
     model_->dropout_rng()->set_state(progress_.dropout_rng);
-    batcher_->restore(progress_.batcher);
+    try {
+        batcher_->restore(progress_.batcher);
+    } catch (const ValueError& error) {   // a data order that does not fit this data
+        throw CheckpointError(latest + ": metadata 'batcher': " + error.what());
+    }
     loss_sum_ = progress_.log_loss_sum, steps_since_log_ = progress_.log_steps;
+    remove_stale_temporaries_of_run();
     dir_.truncate_metrics(progress_.step);
     write_file_atomic(dir_.config(), config_.resolved.dump(2) + "\n");
+}
+
+// A process killed mid-save leaves "<file>.tmp-<pid>" behind; the next run into the directory
+// removes those whose process is gone.
+void TrainingRun::remove_stale_temporaries_of_run() {
+    for (const std::string& directory : {dir_.root(), dir_.checkpoints()})
+        for (const std::string& removed : remove_stale_temporaries(directory))
+            display_.message("removed " + removed + ", left by a save that was cut off");
 }
 
 // "NaN", "+inf" or "-inf" (std::to_string would print "-nan").

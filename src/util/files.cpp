@@ -2,6 +2,7 @@
 #include "util/files.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <climits>
@@ -88,6 +89,31 @@ void make_directories(const std::string& path) {
     std::error_code error;
     std::filesystem::create_directories(path, error);
     if (error) throw Error("cannot create directory '" + path + "': " + error.message());
+}
+
+namespace {
+// The pid in "<name>.tmp-<pid>", or 0 when `name` is not such a temporary.
+pid_t temporary_owner(const std::string& name) {
+    const std::size_t mark = name.rfind(".tmp-");
+    if (mark == std::string::npos || mark == 0) return 0;
+    const std::string digits = name.substr(mark + 5);
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return static_cast<pid_t>(std::stol(digits));
+}
+
+// kill(pid, 0) sends nothing; ESRCH says no such process. EPERM (another user's) counts as alive.
+bool process_exists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+}  // namespace
+
+std::vector<std::string> remove_stale_temporaries(const std::string& directory) {
+    std::vector<std::string> removed;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+        const pid_t owner = temporary_owner(entry.path().filename().string());
+        if (owner <= 0 || process_exists(owner) || !entry.is_regular_file(error)) continue;
+        if (std::filesystem::remove(entry.path(), error)) removed.push_back(entry.path().string());
+    }
+    return removed;
 }
 
 }  // namespace tf

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace tf {
 
@@ -14,5 +15,10 @@ bool file_exists(const std::string& path);
 // Callers throw their own error type with it, so a hostile path is a message, not a hang.
 std::string input_file_problem(const std::string& path, std::size_t max_bytes);
 void make_directories(const std::string& path);
+
+// The temporaries write_file_atomic and write_safetensors leave when their process is killed
+// mid-write ("<name>.tmp-<pid>"): removes those in `directory` (not below it) whose process no
+// longer exists, never one of a live process, and returns their paths.
+std::vector<std::string> remove_stale_temporaries(const std::string& directory);
 
 }  // namespace tf
