@@ -137,6 +137,8 @@ TEST_CASE("a resume that changes the model, data or optimizer exits 2 naming the
     require_refused(run, resume(run, {"data.num_symbols=4"}), {"data.num_symbols was 5"});
     require_refused(run, resume(run, {"optimizer.lr=0.1"}), {"optimizer.lr was 0.01"});
     require_refused(run, resume(run, {"train.max_steps=6", "seed=2"}), {"seed was 1"});
+    // threads may change, but within this machine, as for a new run
+    require_refused(run, resume(run, {"threads=1000"}), {"threads: expected at most", "hardware threads"});
     SECTION("an edited config.resolved.json is refused by eval too") {
         Json config = Json::parse(tf::test::read_text(run + "/config.resolved.json"));
         config["model"]["heads"] = 4;

@@ -105,3 +105,17 @@ TEST_CASE("a comparison's name is one plain path component, its variants' names 
     write_file_atomic(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("variants[0].name: expected 1 to 64 lower-case letters"));
 }
+
+TEST_CASE("a comparison with a bad variant is refused before its directory is made", "[unit]") {
+    test::TempDir root;
+    nlohmann::json bad = nlohmann::json::parse(kTinyComparison);
+    bad["variants"][2]["model"]["heads"] = 3;  // d_model 8 is not divisible by 3 heads
+    const std::string path = root / "bad.json";
+    test::write_text(path, bad.dump());
+    CompareOptions options;
+    options.out_dir = root / "out";
+    options.quiet = true;
+    REQUIRE_THROWS_WITH(run_compare(load_compare_config(path, {}), options),
+                        Catch::StartsWith("variant \"transformer\": model.d_model") && Catch::Contains("heads"));
+    CHECK_FALSE(std::filesystem::exists(root / "out"));
+}

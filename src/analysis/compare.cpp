@@ -208,9 +208,10 @@ void write_json(const std::string& out, const CompareConfig& config, const Runs&
 
 std::string run_compare(const CompareConfig& config, const CompareOptions& options) {
     const std::string out = options.out_dir.empty() ? "runs/" + config.name : options.out_dir;
+    const std::vector<PlannedRun> plan = plan_runs(config, out + "/runs");
     make_directories(out);
     write_file_atomic(out + "/compare.resolved.json", config.resolved.dump(2) + "\n");
-    const Runs runs = run_and_measure(config, out + "/runs", options.quiet);
+    const Runs runs = run_and_measure(config, plan, options.quiet);
     Report report(out);
     report.heading(1, "Comparison: " + config.name);
     report.paragraph("Command: `" + options.command + "`. Every variant trained on the same data, splits and budget; seeds " +

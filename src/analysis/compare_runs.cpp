@@ -133,18 +133,22 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
 
 }  // namespace
 
-std::vector<RunMeasurements> run_and_measure(const CompareConfig& config, const std::string& runs_dir, bool quiet) {
-    // Every variant's config is validated before anything trains.
-    std::vector<std::pair<train::RunConfig, std::string>> runs;
+std::vector<PlannedRun> plan_runs(const CompareConfig& config, const std::string& runs_dir) {
+    std::vector<PlannedRun> runs;
     for (const auto& variant : config.variants)
         for (int64_t seed : config.seeds) {
             try {
-                runs.emplace_back(train::read_run_config(variant_config(config, variant, seed), variant.name),
-                                  runs_dir + "/" + variant.name + "-seed" + std::to_string(seed));
+                train::RunConfig run = train::read_run_config(variant_config(config, variant, seed), variant.name);
+                train::check_new_run(run);
+                runs.push_back({std::move(run), runs_dir + "/" + variant.name + "-seed" + std::to_string(seed)});
             } catch (const ConfigError& error) {
                 throw ConfigError("variant \"" + variant.name + "\": " + error.what());
             }
         }
+    return runs;
+}
+
+std::vector<RunMeasurements> run_and_measure(const CompareConfig& config, const std::vector<PlannedRun>& runs, bool quiet) {
     std::vector<RunMeasurements> measured;
     for (const auto& [run_config, dir] : runs) {
         train_or_reuse(run_config, dir, quiet);

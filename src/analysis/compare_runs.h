@@ -7,6 +7,7 @@
 #include "analysis/compare.h"
 #include "analysis/gradient_probe.h"
 #include "train/metrics.h"
+#include "train/run_config.h"
 
 namespace tf {
 
@@ -26,7 +27,17 @@ struct RunMeasurements {
     double input_length = 0;       // mean input positions of the probed examples
 };
 
-// Trains or reuses runs/<variant>-seed<k> under `runs_dir` for every variant and seed, in order.
-std::vector<RunMeasurements> run_and_measure(const CompareConfig& config, const std::string& runs_dir, bool quiet);
+// One run of a comparison: its validated config and its directory, runs_dir/<variant>-seed<k>.
+struct PlannedRun {
+    train::RunConfig config;
+    std::string dir;
+};
+
+// Every variant and seed's run config, validated, before anything is written or trained: a bad
+// variant is a ConfigError naming it, and the comparison's directory is not made.
+std::vector<PlannedRun> plan_runs(const CompareConfig& config, const std::string& runs_dir);
+
+// Trains or reuses each planned run, in order, and measures it.
+std::vector<RunMeasurements> run_and_measure(const CompareConfig& config, const std::vector<PlannedRun>& runs, bool quiet);
 
 }  // namespace tf

@@ -1,4 +1,5 @@
 // `tapeformer train CONFIG [--set k=v]... [--run-dir DIR] [--resume DIR] [--init FILE]`.
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -32,6 +33,12 @@ int run_train(const TrainArguments& args) {
         config::Json saved = config::load_json_file(run.config());
         for (const auto& assignment : args.overrides) config::apply_override(saved, assignment);
         config = train::read_run_config(saved, saved.value("name", "run"));
+        // A --set threads= is held to this machine, as for a new run; the saved value is not (the
+        // run may come from a bigger machine, and a resume there used what it had).
+        if (std::find_if(args.overrides.begin(), args.overrides.end(),
+                         [](const std::string& assignment) { return assignment.rfind("threads=", 0) == 0; }) !=
+            args.overrides.end())
+            train::check_threads(config);
         options.run_dir = args.resume;
         options.resume = true;
     } else {

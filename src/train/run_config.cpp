@@ -69,11 +69,15 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
     return run;
 }
 
-void check_new_run(const RunConfig& run) {
+void check_threads(const RunConfig& run) {
     if (run.threads > max_threads())
         throw ConfigError("threads: expected at most " + std::to_string(max_threads()) + " (4 × this machine's " +
                           std::to_string(hardware_threads()) + " hardware threads, at most " +
                           std::to_string(kMaxThreads) + "), got " + std::to_string(run.threads));
+}
+
+void check_new_run(const RunConfig& run) {
+    check_threads(run);
     if (run.decode.max_length > decode_length_limit(run.model))
         throw ConfigError("decode.max_length: " + std::to_string(run.decode.max_length) + " tokens do not fit model.max_length (" +
                           std::to_string(run.model.max_length) + " positions, <bos> included): expected at most " +

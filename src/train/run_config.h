@@ -39,6 +39,8 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
 // bigger machine, or before the rule): threads ≤ max_threads(), and a transformer's
 // decode.max_length ≤ model.max_length. Throws ConfigError naming the keys.
 void check_new_run(const RunConfig& run);
+// Its first half alone, for a --set threads= on resume: threads ≤ max_threads().
+void check_threads(const RunConfig& run);
 
 // Loads CONFIG, applies each "--set key=value" in order, validates (check_new_run included). The
 // default name is the file's stem (configs/copy_transformer.json → "copy_transformer").
