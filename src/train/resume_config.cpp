@@ -35,7 +35,8 @@ std::string first_forbidden_change(const config::Json* saved, const config::Json
     if (!prefix.empty() && resumable(prefix)) return "";
     if (saved && now && saved->is_object() && now->is_object()) {
         for (const config::Json* side : {saved, now})
-            for (const auto& [key, unused] : side->items()) {
+            for (const auto& item : side->items()) {
+                const std::string& key = item.key();  // a plain name: clang before 16 cannot capture a structured binding
                 const auto in = [&key](const config::Json* object) {
                     const auto found = object->find(key);
                     return found == object->end() ? nullptr : &*found;
