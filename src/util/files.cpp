@@ -71,7 +71,9 @@ bool file_exists(const std::string& path) {
 
 std::string input_file_problem(const std::string& path, std::size_t max_bytes) {
     if (path.empty()) return "the path is empty";
-    if (path.size() > PATH_MAX) return "the path is " + std::to_string(path.size()) + " characters, longer than the system's " + std::to_string(PATH_MAX);
+    if (path.size() > PATH_MAX)
+        return "the path is " + std::to_string(path.size()) + " characters, longer than the system's " +
+               std::to_string(PATH_MAX);
     std::error_code error;
     const auto status = std::filesystem::status(path, error);
     if (status.type() == std::filesystem::file_type::not_found) return "not found";
