@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "autograd/error.h"
+#include "autograd/storage.h"
 #include "config/json_file.h"
 #include "models/build.h"
 #include "train/checkpoint.h"
@@ -119,7 +120,26 @@ void load_run_dir(std::string_view bytes) {
 
 }  // namespace
 
+namespace {
+// One input's tensors stay within 128 MiB: a config asking for a bigger model is refused by the
+// contract (MemoryLimitError) at once, instead of spending the fuzzer's time limit, or the replay
+// test's time, initialising gigabytes of weights under the sanitizers. The limit in force before
+// is restored after the input.
+class TensorBudget {
+public:
+    static constexpr int64_t kBytesPerInput = int64_t{128} << 20;
+    TensorBudget() : saved_(memory::limit_bytes()) { memory::set_limit_bytes(memory::live_bytes() + kBytesPerInput); }
+    ~TensorBudget() { memory::set_limit_bytes(saved_); }
+    TensorBudget(const TensorBudget&) = delete;
+    TensorBudget& operator=(const TensorBudget&) = delete;
+
+private:
+    int64_t saved_;
+};
+}  // namespace
+
 void run_target(Target target, std::string_view bytes) {
+    const TensorBudget budget;
     try {
         switch (target) {
             case Target::config: return load_config(bytes);

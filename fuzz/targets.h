@@ -2,8 +2,9 @@
 // built with clang) and the ctest replay of tests/fuzz-regressions/ (built with the usual
 // compiler). Each takes any bytes and holds its loader to the bad-input contract: it returns
 // normally when the loader accepted the bytes or refused them with tf::InputError (exit 2 in the
-// CLI); any other exception escapes. A signal, a sanitizer report, a hang or an allocation the
-// input does not justify is caught by libFuzzer itself (scripts/fuzz.sh sets the limits).
+// CLI); any other exception escapes. Each input's tensors get 128 MiB (a bigger model is refused).
+// A signal, a sanitizer report, a hang or an allocation the input does not justify is caught by
+// libFuzzer itself (scripts/fuzz.sh sets the limits).
 #pragma once
 #include <string>
 #include <string_view>
