@@ -22,7 +22,7 @@ Json parse_json_text(const std::string& text, const std::string& source_name) {
 
 Json load_json_file(const std::string& path) {
     if (const std::string problem = input_file_problem(path, kMaxConfigBytes); !problem.empty())
-        throw ConfigError(path.substr(0, 200) + ": cannot open config file (" + problem + ")");
+        throw ConfigError(shown_path(path) + ": cannot open config file (" + problem + ")");
     return parse_json_text(read_file(path), path);
 }
 

@@ -28,7 +28,7 @@ void reject_present(const JsonReader& reader, const std::vector<std::string>& ke
 std::string read_existing_file(JsonReader& reader) {
     const std::string path = reader.string("path");
     if (const std::string problem = input_file_problem(path, kMaxDataBytes); !problem.empty())
-        throw ConfigError(reader.path_of("path") + ": cannot use '" + (path.size() > 200 ? path.substr(0, 200) + "…" : path) +
+        throw ConfigError(reader.path_of("path") + ": cannot use '" + shown_path(path) +
                           "' as the data file (" + problem + ")");
     return path;
 }

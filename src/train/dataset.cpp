@@ -21,9 +21,6 @@ std::string strip_right(std::string line) {
     return line;
 }
 
-// A path as messages show it: a hostile one may be thousands of bytes.
-std::string shown(const std::string& path) { return path.size() > 200 ? path.substr(0, 200) + "…" : path; }
-
 struct DataLine {
     std::string text;    // without its '\n'
     int64_t number = 0;  // 1-based
@@ -34,7 +31,7 @@ struct DataLine {
 // (input_file_problem with kMaxDataBytes) and each line is at most kMaxDataLineBytes.
 void for_each_data_line(const std::string& path, const std::function<void(const DataLine&)>& visit) {
     if (const std::string problem = input_file_problem(path, kMaxDataBytes); !problem.empty())
-        throw DataError(shown(path) + ": cannot open the data file (" + problem + ")");
+        throw DataError(shown_path(path) + ": cannot open the data file (" + problem + ")");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw DataError(path + ": cannot open");
     DataLine line;
@@ -250,7 +247,7 @@ void require_positions(const Dataset& dataset, const DataConfig& config) {
                                 ? std::to_string(needed - 1) + " tokens + <bos> in the decoder"
                                 : std::to_string(needed) + " tokens in the encoder";
     const std::string source = config.source == "synthetic" ? "data.task \"" + config.task + "\""
-                                                            : "data.path '" + shown(config.path) + "'";
+                                                            : "data.path '" + shown_path(config.path) + "'";
     throw ConfigError("model.max_length: " + std::to_string(config.model_positions) +
                       " positions, fewer than the longest example of " + source + " needs: " + std::to_string(needed) +
                       " (" + why + ", " + where + "); raise model.max_length or lower data.max_length");

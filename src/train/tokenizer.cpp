@@ -257,7 +257,7 @@ void Tokenizer::save(const std::string& path) const {
 
 Tokenizer Tokenizer::load(const std::string& path) {
     if (const std::string problem = input_file_problem(path, kMaxVocabBytes); !problem.empty())
-        throw DataError(path.substr(0, 200) + ": cannot open the vocabulary (" + problem + ")");
+        throw DataError(shown_path(path) + ": cannot open the vocabulary (" + problem + ")");
     config::JsonParse parsed = config::parse_json_bounded(read_file(path));
     if (parsed.kind == config::JsonProblem::syntax) throw DataError(path + ": not valid JSON (" + parsed.problem + ")");
     if (!parsed.ok()) throw DataError(path + ": " + parsed.problem);

@@ -69,6 +69,8 @@ bool file_exists(const std::string& path) {
     return std::filesystem::exists(path, error);
 }
 
+std::string shown_path(const std::string& path) { return path.size() > 200 ? path.substr(0, 200) + "…" : path; }
+
 std::string input_file_problem(const std::string& path, std::size_t max_bytes) {
     if (path.empty()) return "the path is empty";
     if (path.size() > PATH_MAX)

@@ -14,6 +14,8 @@ bool file_exists(const std::string& path);
 // found, not a regular file (a directory, /dev/null, /dev/zero), or larger than `max_bytes`.
 // Callers throw their own error type with it, so a hostile path is a message, not a hang.
 std::string input_file_problem(const std::string& path, std::size_t max_bytes);
+// A path as error messages show it: its first 200 bytes and "…" (a hostile one may be thousands).
+std::string shown_path(const std::string& path);
 void make_directories(const std::string& path);
 
 // The temporaries write_file_atomic and write_safetensors leave when their process is killed
