@@ -9,6 +9,7 @@
 #include "autograd/tape.h"
 #include "helpers.h"
 #include "layers/attention/linear_attention.h"
+#include "layers/attention/masks.h"
 
 using namespace tf;
 
@@ -21,11 +22,9 @@ std::vector<Tensor> random_qkv(int64_t T, int64_t S, int64_t D, int64_t E, uint6
 }
 
 // The quadratic form the scan avoids: A = φ(Q)φ(K)ᵀ with future keys zeroed, out = A·V / (A·1 + ε).
+// Future is masks.h's causal mask: key j is after query i when j > i + (S − T).
 Tensor causal_quadratic(const Tensor& Q, const Tensor& K, const Tensor& V) {
-    const int64_t T = Q.size(2);
-    Tensor future = Tensor::zeros({T, T}, Q.dtype());
-    for (int64_t i = 0; i < T; ++i)
-        for (int64_t j = i + 1; j < T; ++j) future.set({i, j}, 1);
+    const Tensor future = causal_mask(Q.size(2), K.size(2));
     const Tensor A = masked_fill(matmul(elu_feature_map(Q), elu_feature_map(K), {.transpose_b = true}), future, 0.0);
     return matmul(A, V) / (sum(A, {-1}, true) + 1e-6);
 }
@@ -47,11 +46,14 @@ TEST_CASE("linear attention: one query, two keys, by hand, causal sees only the 
     const Tensor V = test::f64({1, 4}, {1, 1, 2, 1});
     test::require_values(linear_attention(test::f64({0}, {1, 1, 1, 1}), K, V), {3}, 1e-6);
     test::require_values(linear_attention(test::f64({0, 0}, {1, 1, 2, 1}), K, V, {.causal = true}), {1, 3}, 1e-6);
-    CHECK_THROWS_AS(linear_attention(test::f64({0}, {1, 1, 1, 1}), K, V, {.causal = true}), ShapeError);
+    // One query over two keys sits at the last key position (bottom-right): causal sees both keys.
+    test::require_values(linear_attention(test::f64({0}, {1, 1, 1, 1}), K, V, {.causal = true}), {3}, 1e-6);
 }
 
-TEST_CASE("linear attention: the causal scan equals the masked quadratic form", "[property]") {
-    const std::vector<Tensor> qkv = random_qkv(11, 11, 5, 3, 1);
+TEST_CASE("linear attention: the causal scan equals the masked quadratic form, for S = T and S ≠ T", "[property]") {
+    const auto [T, S] = GENERATE(std::make_pair(11, 11), std::make_pair(4, 9), std::make_pair(9, 4));
+    INFO("T = " << T << ", S = " << S);
+    const std::vector<Tensor> qkv = random_qkv(T, S, 5, 3, 1);
     const Tensor scan = linear_attention(qkv[0], qkv[1], qkv[2], {.causal = true});
     CHECK(test::max_relative_difference(scan, causal_quadratic(qkv[0], qkv[1], qkv[2])) < 1e-12);
 }

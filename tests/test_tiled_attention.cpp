@@ -12,6 +12,8 @@
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "helpers.h"
+#include "layers/attention/masks.h"
+#include "layers/attention/scaled_dot_product.h"
 #include "layers/attention/tiled_attention.h"
 
 using namespace tf;
@@ -84,6 +86,33 @@ TEST_CASE("tiled attention: causal, the first query sees only the first key", "[
     CHECK(O.at({0, 0, 1, 0}) > 99.0);   // the second query weighs key 1 (score (3·7+4·8)/√2) far above key 0
 }
 
+TEST_CASE("tiled attention: causal is bottom-right when S ≠ T, as masks.h", "[unit]") {
+    // T = 2 queries over S = 4 keys: query i sits at key position i + 2, so the last one sees every key.
+    std::vector<Tensor> qkv = random_qkv(1, 1, 2, 4, 3, DType::f64, 4);
+    const Tensor causal = tiled_attention(qkv[0], qkv[1], qkv[2], {.causal = true, .query_tile = 1, .key_tile = 3});
+    const Tensor full = tiled_attention(qkv[0], qkv[1], qkv[2], {.query_tile = 1, .key_tile = 3});
+    CHECK(test::max_relative_difference(slice(causal, 2, 1, 2), slice(full, 2, 1, 2)) < 1e-14);
+    const Tensor first_three = tiled_attention(slice(qkv[0], 2, 0, 1).clone(), slice(qkv[1], 2, 0, 3).clone(),
+                                               slice(qkv[2], 2, 0, 3).clone());
+    CHECK(test::max_relative_difference(slice(causal, 2, 0, 1), first_three) < 1e-14);
+    // T = 4 over S = 2: queries 0 and 1 sit before every key and see none (output 0).
+    qkv = random_qkv(1, 1, 4, 2, 3, DType::f64, 5);
+    const Tensor early = tiled_attention(qkv[0], qkv[1], qkv[2], {.causal = true, .query_tile = 3, .key_tile = 1});
+    for (double value : slice(early, 2, 0, 2).to_vector()) CHECK(value == 0.0);
+    const Tensor reference = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], {.causal = true});
+    CHECK(test::max_relative_difference(early, reference) < 1e-14);
+}
+
+TEST_CASE("tiled attention with a pattern mask equals the composed path", "[property]") {
+    const auto [T, S] = GENERATE(std::make_pair(13, 13), std::make_pair(9, 14), std::make_pair(14, 9));
+    const bool causal = GENERATE(false, true);
+    INFO("T=" << T << " S=" << S << " causal=" << causal);
+    const Tensor pattern = GENERATE_COPY(sliding_window_mask(T, S, 4, causal), strided_sparse_mask(T, S, 2, 3, 1));
+    TiledAttentionOptions options{.causal = causal, .pattern_mask = pattern, .query_tile = 4, .key_tile = 5};
+    options.key_padding_mask = padding_mask(S, {2, 0});
+    require_tiled_equals_composed(random_qkv(2, 2, T, S, 6, DType::f32, T * S), options);
+}
+
 TEST_CASE("tiled attention: a fully masked query row gives 0 and 0 gradient, never NaN", "[unit]") {
     const std::vector<Tensor> qkv = random_qkv(2, 2, 5, 4, 3, DType::f32);
     const TiledAttentionOptions options{.key_padding_mask = padding_mask(4, {0, 4}), .query_tile = 2, .key_tile = 3};
@@ -114,6 +143,8 @@ TEST_CASE("tiled attention: shape, mask and tile errors name the op and the shap
     CHECK_THROWS_WITH(tiled_attention(qkv[0], qkv[1], qkv[2], {.key_padding_mask = Tensor::zeros({2, 5})}),
                       Catch::Contains("tiled_attention") && Catch::Contains("(B, S)"));
     CHECK_THROWS_AS(tiled_attention(qkv[0], qkv[1], qkv[2], {.query_tile = 0}), ValueError);
+    CHECK_THROWS_WITH(tiled_attention(qkv[0], qkv[1], qkv[2], {.pattern_mask = Tensor::zeros({4, 5})}),
+                      Catch::Contains("pattern_mask") && Catch::Contains("(T, S)"));
 }
 
 TEST_CASE("tiled attention equals the composed path in f32: values and Q/K/V gradients", "[property]") {

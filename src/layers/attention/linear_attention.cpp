@@ -5,6 +5,7 @@
 #include "layers/attention/linear_attention.h"
 
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
 #include "autograd/error.h"
@@ -115,16 +116,36 @@ Tensor causal_prefix_attention(const Tensor& Q, const Tensor& K, const Tensor& V
 // for large x, and the unused branch's 0·∞ gradient is NaN.
 Tensor elu_feature_map(const Tensor& x) { return relu(x) + exp(-relu(-x)); }
 
+namespace {
+
+// x (B, H, N, F) → (B, H, length, F) with length − N zero rows in front; x itself when N = length.
+Tensor front_pad(const Tensor& x, int64_t length) {
+    if (x.size(2) == length) return x;
+    const Tensor zeros = Tensor::zeros({x.size(0), x.size(1), length - x.size(2), x.size(3)}, x.dtype());
+    return concat({zeros, x}, 2);
+}
+
+// The causal sums when S ≠ T, query i seeing keys j ≤ i + (S − T) (the bottom-right convention of
+// masks.h): both sides are front-padded to L = max(T, S) zero rows. A zero φ(k) row adds nothing to
+// the prefix sums and a zero query row reads nothing, so the last T rows of the length-L scan are
+// the queries' outputs.                                          → numerator (B, H, T, E), normaliser (B, H, T, 1)
+std::pair<Tensor, Tensor> causal_sums(const Tensor& phi_Q, const Tensor& phi_K, const Tensor& V) {
+    const int64_t T = phi_Q.size(2), S = phi_K.size(2), L = std::max(T, S);
+    const Tensor q = front_pad(phi_Q, L), k = front_pad(phi_K, L);
+    const Tensor ones = front_pad(Tensor::ones({V.size(0), V.size(1), S, 1}, V.dtype()), L);
+    return {slice(causal_prefix_attention(q, k, front_pad(V, L)), 2, L - T, L),
+            slice(causal_prefix_attention(q, k, ones), 2, L - T, L)};
+}
+
+}  // namespace
+
 // out = φ(Q)(φ(K)ᵀV) / (φ(Q)(φ(K)ᵀ1) + ε)         non-causal: two (D, E)-sized sums over all keys
-// out_t = φ(q_t)ᵀS_t / (φ(q_t)ᵀz_t + ε),  S_t = Σ_{j≤t} φ(k_j)v_jᵀ,  z_t = Σ_{j≤t} φ(k_j)   (causal)
+// out_t = φ(q_t)ᵀS_t / (φ(q_t)ᵀz_t + ε),  S_t = Σ_{j≤t+S−T} φ(k_j)v_jᵀ,  z_t = Σ_{j≤t+S−T} φ(k_j)   (causal)
 Tensor linear_attention(const Tensor& Q, const Tensor& K, const Tensor& V, const LinearAttentionOptions& options) {
     if (Q.dim() != 4 || K.dim() != 4 || V.dim() != 4 || K.size(2) != V.size(2) || Q.size(3) != K.size(3))
         throw ShapeError("linear_attention: Q " + to_string(Q.shape()) + ", K " + to_string(K.shape()) + ", V " +
                          to_string(V.shape()) + ": expected Q (B, H, T, D), K (B, H, S, D), V (B, H, S, E)");
-    if (options.causal && Q.size(2) != K.size(2))
-        throw ShapeError("linear_attention: causal needs as many keys as queries, got T = " + std::to_string(Q.size(2)) +
-                         " and S = " + std::to_string(K.size(2)));
-    const int64_t B = K.size(0), H = K.size(1), S = K.size(2);
+    const int64_t B = K.size(0), S = K.size(2);
     const Tensor phi_Q = elu_feature_map(Q);   // (B, H, T, D)
     Tensor phi_K = elu_feature_map(K);         // (B, H, S, D)
     if (options.key_padding_mask.defined()) {
@@ -135,8 +156,7 @@ Tensor linear_attention(const Tensor& Q, const Tensor& K, const Tensor& V, const
     }
     Tensor numerator, normaliser;   // (B, H, T, E), (B, H, T, 1)
     if (options.causal) {
-        numerator = causal_prefix_attention(phi_Q, phi_K, V);
-        normaliser = causal_prefix_attention(phi_Q, phi_K, Tensor::ones({B, H, S, 1}, V.dtype()));
+        std::tie(numerator, normaliser) = causal_sums(phi_Q, phi_K, V);
     } else {
         const Tensor KV = matmul(phi_K, V, {.transpose_a = true});   // (B, H, D, E)  Σ_j φ(k_j)v_jᵀ
         const Tensor z = sum(phi_K, {-2}, /*keepdim=*/true);         // (B, H, 1, D)  Σ_j φ(k_j)

@@ -1,14 +1,14 @@
 // Linear attention (Katharopoulos et al. 2020): softmax(q·k) replaced by a feature-map kernel
 // φ(q)·φ(k), φ = elu + 1 > 0, so the sum over keys factors and costs O(T·D²) instead of O(T²·D):
 //   out_t = φ(q_t)ᵀ (Σ_j φ(k_j) v_jᵀ) / (φ(q_t)ᵀ Σ_j φ(k_j) + ε)
-// Causal attention keeps the same form with prefix sums over j ≤ t.
+// Causal attention keeps the same form with prefix sums over j ≤ t + (S − T).
 #pragma once
 #include "autograd/tensor.h"
 
 namespace tf {
 
 struct LinearAttentionOptions {
-    bool causal = false;           // query t sees keys j ≤ t (needs S = T)
+    bool causal = false;           // query t sees keys j ≤ t + (S − T): bottom-right, as masks.h
     Tensor key_padding_mask{};     // (B, S), nonzero = padding: φ(k_j) is zeroed there
     double epsilon = 1e-6;         // ε in the normaliser, so a row with no visible key gives 0, not 0/0
 };

@@ -14,6 +14,7 @@
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "autograd/kernels/vector_math.h"
+#include "layers/attention/scaled_dot_product.h"
 
 namespace tf {
 namespace {
@@ -25,9 +26,10 @@ struct Problem {
     const Real* K;                     // (B·H, S, D)
     const Real* V;                     // (B·H, S, D)
     const uint8_t* key_is_padding;     // (B, S): 1 = padding
+    const uint8_t* pattern_hides;      // (T, S): 1 = hidden by the pattern; null without a pattern
     int64_t H, T, S, D;
     Real inv_tau;                      // 1/τ
-    bool causal;
+    bool causal;                       // query i sees keys j ≤ i + (S − T)
     int64_t query_tile, key_tile;
     bool reference;  // ReferenceKernels was on in the caller: reference GEMM loops, one thread
 };
@@ -71,13 +73,14 @@ void gemm_tile(const Problem<Real>& p, const Real* A, const Real* B, Real* C, co
     else kernels::gemm(A, B, C, shape);
 }
 
-// Keys a query tile can see: all S, or with causal masking only j < i0 + rows.
+// Keys a query tile can see: all S, or with causal masking only j < i0 + rows + (S − T)
+// (query i sits at key position i + S − T: the bottom-right convention of masks.h).
 template <class Real>
 int64_t key_end(const Problem<Real>& p, int64_t i0, int64_t rows) {
-    return p.causal ? std::min(p.S, i0 + rows) : p.S;
+    return p.causal ? std::clamp<int64_t>(i0 + rows + p.S - p.T, 0, p.S) : p.S;
 }
 
-// S_ij = q_i·k_j / τ, or −∞ where query i may not see key j (a future key, or padding)
+// S_ij = q_i·k_j / τ, or −∞ where query i may not see key j (a future key, padding, or the pattern)
 template <class Real>
 void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (rows, cols)
     const Real* Q_i = p.Q + (t.bh * p.T + t.i0) * p.D;   // (rows, D)
@@ -86,12 +89,16 @@ void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (rows,
     const uint8_t* padding = p.key_is_padding + (t.bh / p.H) * p.S + t.j0;   // (cols)
     const Real inv_tau = p.inv_tau;
     for (int64_t r = 0; r < t.rows; ++r) {
-        // tile columns c < visible are keys j ≤ i (all of them without causal masking)
-        const int64_t visible = p.causal ? std::clamp<int64_t>(t.i0 + r - t.j0 + 1, 0, t.cols) : t.cols;
+        // tile columns c < visible are keys j ≤ i + S − T (all of them without causal masking)
+        const int64_t visible = p.causal ? std::clamp<int64_t>(t.i0 + r + p.S - p.T - t.j0 + 1, 0, t.cols) : t.cols;
         Real* S_r = S + r * t.cols;
 #pragma omp simd   // `|`, not `||`: no branch, so the loop vectorises
         for (int64_t c = 0; c < t.cols; ++c)
             S_r[c] = ((c >= visible) | (padding[c] != 0)) ? minus_infinity<Real> : S_r[c] * inv_tau;
+        if (!p.pattern_hides) continue;
+        const uint8_t* hidden = p.pattern_hides + (t.i0 + r) * p.S + t.j0;   // (cols)
+        for (int64_t c = 0; c < t.cols; ++c)
+            if (hidden[c]) S_r[c] = minus_infinity<Real>;
     }
 }
 
@@ -223,7 +230,7 @@ void backward_head(const Problem<Real>& p, const Backward<Real>& g, int64_t bh, 
     for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile)
         for (int64_t i0 = 0; i0 < p.T; i0 += p.query_tile) {
             const int64_t rows = std::min(p.query_tile, p.T - i0);
-            if (p.causal && i0 + rows - 1 < j0) continue;   // every key of this tile is in these rows' future
+            if (key_end(p, i0, rows) <= j0) continue;   // every key of this tile is in these rows' future
             const Tile t{bh, i0, rows, j0, std::min(p.key_tile, p.S - j0)};
             backward_tile(p, g, t, delta.data() + i0, scratch);
         }
@@ -257,6 +264,10 @@ void check_inputs(const char* op, const Tensor& Q, const Tensor& K, const Tensor
     if (mask.defined() && mask.shape() != Shape{Q.size(0), K.size(2)})
         throw ShapeError(where + ": key_padding_mask " + to_string(mask.shape()) + " should be (B, S) = " +
                          to_string(Shape{Q.size(0), K.size(2)}));
+    const Tensor& pattern = options.pattern_mask;
+    if (pattern.defined() && pattern.shape() != Shape{Q.size(2), K.size(2)})
+        throw ShapeError(where + ": pattern_mask " + to_string(pattern.shape()) + " should be (T, S) = " +
+                         to_string(Shape{Q.size(2), K.size(2)}));
     if (options.query_tile < 1 || options.key_tile < 1)
         throw ValueError(where + ": tile sizes must be ≥ 1, got " + std::to_string(options.query_tile) + " and " +
                          std::to_string(options.key_tile));
@@ -268,18 +279,31 @@ double temperature(const Tensor& Q, const TiledAttentionOptions& options) {
     return options.temperature ? *options.temperature : std::sqrt(static_cast<double>(Q.size(3)));
 }
 
-// The padding mask as one byte per (b, s): 1 = never attend; all 0 without a mask.
-std::vector<uint8_t> padding_bytes(const Tensor& mask, int64_t B, int64_t S) {
-    if (!mask.defined()) return std::vector<uint8_t>(B * S, 0);
+// A 0/1 mask as one byte per element: 1 = never attend; empty for an undefined mask.
+std::vector<uint8_t> mask_bytes(const Tensor& mask) {
     std::vector<uint8_t> bytes;
+    if (!mask.defined()) return bytes;
     for (double value : mask.to_vector()) bytes.push_back(value != 0);
     return bytes;
 }
 
+// What the tape entry keeps for the backward: the masks as bytes (the padding all 0 when absent).
+struct MaskBytes {
+    std::vector<uint8_t> padding;   // (B, S)
+    std::vector<uint8_t> pattern;   // (T, S), or empty
+};
+
+MaskBytes make_mask_bytes(const Tensor& Q, const Tensor& K, const TiledAttentionOptions& options) {
+    MaskBytes masks{mask_bytes(options.key_padding_mask), mask_bytes(options.pattern_mask)};
+    if (masks.padding.empty()) masks.padding.assign(Q.size(0) * K.size(2), 0);
+    return masks;
+}
+
 template <class Real>
-Problem<Real> make_problem(const Tensor& Q, const Tensor& K, const Tensor& V, const std::vector<uint8_t>& padding,
+Problem<Real> make_problem(const Tensor& Q, const Tensor& K, const Tensor& V, const MaskBytes& masks,
                         const TiledAttentionOptions& options) {
-    return Problem<Real>{Q.data<Real>(), K.data<Real>(), V.data<Real>(), padding.data(),
+    return Problem<Real>{Q.data<Real>(), K.data<Real>(), V.data<Real>(), masks.padding.data(),
+                      masks.pattern.empty() ? nullptr : masks.pattern.data(),
                       Q.size(1), Q.size(2), K.size(2), Q.size(3), static_cast<Real>(1.0 / temperature(Q, options)),
                       options.causal, options.query_tile, options.key_tile, kernels::use_reference()};
 }
@@ -290,43 +314,33 @@ Problem<Real> make_problem(const Tensor& Q, const Tensor& K, const Tensor& V, co
 // Backward: dQ, dK, dV tile by tile from Q, K, V, O, L and dO (see backward_tile).
 Tensor tiled_attention(const Tensor& Q, const Tensor& K, const Tensor& V, const TiledAttentionOptions& options) {
     check_inputs("tiled_attention", Q, K, V, options);
-    const std::vector<uint8_t> padding = padding_bytes(options.key_padding_mask, Q.size(0), K.size(2));
+    const MaskBytes masks = make_mask_bytes(Q, K, options);
     const int64_t batch_heads = Q.size(0) * Q.size(1);
     Tensor O(Q.shape(), Q.dtype());                                // (B, H, T, D)
     Tensor L({Q.size(0), Q.size(1), Q.size(2)}, Q.dtype());        // (B, H, T)
     dispatch(Q.dtype(), [&](auto zero) {
         using Real = decltype(zero);
-        forward(make_problem<Real>(Q, K, V, padding, options), batch_heads, O.data<Real>(), L.data<Real>());
+        forward(make_problem<Real>(Q, K, V, masks, options), batch_heads, O.data<Real>(), L.data<Real>());
     });
     return record("tiled_attention", {Q, K, V}, O,
-                  [Q, K, V, O, L, padding, options, batch_heads](const Tensor& dO) -> Grads {
+                  [Q, K, V, O, L, masks, options, batch_heads](const Tensor& dO) -> Grads {
         Tensor dQ = Tensor::zeros(Q.shape(), Q.dtype()), dK = Tensor::zeros(K.shape(), K.dtype()),
                dV = Tensor::zeros(V.shape(), V.dtype());
         dispatch(Q.dtype(), [&](auto zero) {
             using Real = decltype(zero);
             const Backward<Real> g{O.data<Real>(), L.data<Real>(), dO.data<Real>(), dQ.data<Real>(), dK.data<Real>(), dV.data<Real>()};
-            backward(make_problem<Real>(Q, K, V, padding, options), g, batch_heads);
+            backward(make_problem<Real>(Q, K, V, masks, options), g, batch_heads);
         });
         return {dQ, dK, dV};
     });
 }
 
-// ── composed_attention ──  the same formula from plain ops; the causal mask is (T, S): j > i
+// ── composed_attention ──  the same formula from plain ops and the masks of masks.h
 Tensor composed_attention(const Tensor& Q, const Tensor& K, const Tensor& V, const TiledAttentionOptions& options) {
     check_inputs("composed_attention", Q, K, V, options);
-    const int64_t B = Q.size(0), T = Q.size(2), S = K.size(2);
-    const double minus_inf = -std::numeric_limits<double>::infinity();
-    Tensor scores = matmul(Q, K, {.transpose_b = true}) / temperature(Q, options);   // (B, H, T, S)
-    if (options.causal) {
-        Tensor future = Tensor::zeros({T, S}, DType::f32);   // (T, S): 1 where key j is after query i
-        float* is_future = future.data<float>();
-        for (int64_t i = 0; i < T; ++i)
-            for (int64_t j = i + 1; j < S; ++j) is_future[i * S + j] = 1;
-        scores = masked_fill(scores, future, minus_inf);
-    }
-    if (options.key_padding_mask.defined())
-        scores = masked_fill(scores, options.key_padding_mask.view({B, 1, 1, S}), minus_inf);
-    return matmul(softmax(scores), V);   // (B, H, T, D)
+    const AttentionMask mask{.causal = options.causal, .key_padding = options.key_padding_mask,
+                             .pattern = options.pattern_mask};
+    return scaled_dot_product_attention(Q, K, V, mask, temperature(Q, options));   // (B, H, T, D)
 }
 
 }  // namespace tf

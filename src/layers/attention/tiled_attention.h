@@ -10,8 +10,9 @@
 namespace tf {
 
 struct TiledAttentionOptions {
-    bool causal = false;              // query i sees keys j ≤ i (top-left aligned when S ≠ T)
+    bool causal = false;              // query i sees keys j ≤ i + (S − T): bottom-right, as masks.h
     Tensor key_padding_mask{};        // (B, S), nonzero = padding (never attended); undefined = none
+    Tensor pattern_mask{};            // (T, S), nonzero = hidden (masks.h patterns); undefined = none
     std::optional<double> temperature{};  // τ in softmax(Q·Kᵀ/τ); √D when unset
     int64_t query_tile = 128;         // rows of Q per tile (128 × 128: the fastest of 64/128/256 here)
     int64_t key_tile = 128;           // rows of K and V per tile
