@@ -1,5 +1,6 @@
-// Every op's backward against central differences in f64 (the table in autograd/op_checks.cpp),
-// that the table covers every op, and that gradcheck itself catches a wrong backward.
+// Every op's backward against central differences in f64 (the table in autograd/op_checks.cpp and
+// the fused attention ops' cases in layers/attention/fused_op_checks.cpp), that the table covers
+// every op, and that gradcheck itself catches a wrong backward.
 #include "catch.h"
 #include <algorithm>
 #include <set>
@@ -8,13 +9,14 @@
 #include "autograd/op_checks.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
+#include "layers/attention/fused_op_checks.h"
 #include "helpers.h"
 
 using namespace tf;
 
 TEST_CASE("every op's gradient matches central differences", "[gradcheck]") {
-    const auto index = GENERATE(range(std::size_t{0}, op_checks().size()));
-    const OpCheck& check = op_checks()[index];
+    const auto index = GENERATE(range(std::size_t{0}, all_op_checks().size()));
+    const OpCheck& check = all_op_checks()[index];
     INFO(check.op << ": " << check.variant);
     const GradcheckResult result = gradcheck(check.fn, check.make_inputs());
     INFO(result.message);
@@ -24,10 +26,12 @@ TEST_CASE("every op's gradient matches central differences", "[gradcheck]") {
 
 TEST_CASE("the gradcheck table covers every op, and each case records its op", "[unit]") {
     const std::set<std::string> composites = {"mean", "split", "embedding"};
+    std::vector<std::string_view> op_names(kOpNames.begin(), kOpNames.end());
+    op_names.insert(op_names.end(), kFusedOpNames.begin(), kFusedOpNames.end());
     std::set<std::string> covered;
-    for (const OpCheck& check : op_checks()) {
+    for (const OpCheck& check : all_op_checks()) {
         INFO(check.op << ": " << check.variant);
-        const bool primitive = std::find(kOpNames.begin(), kOpNames.end(), check.op) != kOpNames.end();
+        const bool primitive = std::find(op_names.begin(), op_names.end(), check.op) != op_names.end();
         CHECK((primitive || composites.count(check.op)));
         std::vector<Tensor> inputs = check.make_inputs();
         for (Tensor& input : inputs) input.set_requires_grad();
@@ -36,13 +40,13 @@ TEST_CASE("the gradcheck table covers every op, and each case records its op", "
         const auto recorded = Tape::current().op_names();
         Tape::current().clear();
         for (const std::string& op : recorded)
-            CHECK(std::find(kOpNames.begin(), kOpNames.end(), op) != kOpNames.end());
+            CHECK(std::find(op_names.begin(), op_names.end(), op) != op_names.end());
         if (primitive) {
             CHECK(std::find(recorded.begin(), recorded.end(), check.op) != recorded.end());
             covered.insert(check.op);
         }
     }
-    for (std::string_view op : kOpNames) {
+    for (std::string_view op : op_names) {
         INFO("op without a gradcheck case: " << op);
         CHECK(covered.count(std::string(op)));
     }

@@ -1,10 +1,11 @@
-// `tapeformer gradcheck [op]`: runs the gradcheck table (autograd/op_checks.h), one line per op.
+// `tapeformer gradcheck [op]`: runs the gradcheck table (autograd/op_checks.h and the fused
+// attention ops of layers/attention/fused_op_checks.h), one line per op.
 #include <iomanip>
 #include <iostream>
 #include <map>
 
 #include "autograd/error.h"
-#include "autograd/op_checks.h"
+#include "layers/attention/fused_op_checks.h"
 #include "cli/commands.h"
 
 namespace tf::cli {
@@ -14,7 +15,7 @@ namespace {
 int run_gradcheck(const std::string& only_op) {
     std::map<std::string, std::vector<const OpCheck*>> by_op;
     std::vector<std::string> order;
-    for (const OpCheck& check : op_checks()) {
+    for (const OpCheck& check : all_op_checks()) {
         if (!by_op.count(check.op)) order.push_back(check.op);
         by_op[check.op].push_back(&check);
     }
@@ -34,7 +35,7 @@ int run_gradcheck(const std::string& only_op) {
             op_ok = op_ok && result.ok;
         }
         all_ok = all_ok && op_ok;
-        std::cout << std::left << std::setw(15) << op << (op_ok ? "ok  " : "FAIL") << "  " << by_op[op].size()
+        std::cout << std::left << std::setw(24) << op << (op_ok ? "ok  " : "FAIL") << "  " << by_op[op].size()
                   << (by_op[op].size() == 1 ? " case" : " cases") << (op_ok ? "" : "  " + failure) << "\n";
     }
     return all_ok ? 0 : 1;
