@@ -2,6 +2,8 @@
 // shapes, every transpose, broadcast batches and accumulate; plus one case worked out by hand.
 #include "catch.h"
 
+#include "autograd/error.h"
+
 #include "autograd/kernels/gemm.h"
 #include "autograd/kernels/mode.h"
 
@@ -129,10 +131,13 @@ TEST_CASE("gemm: errors name matmul and the shape", "[unit][gemm]") {
     float C[8] = {};
     CHECK_THROWS_WITH(tf::kernels::gemm_onednn(A, B, C, {.batch = 2, .M = 1, .N = 1, .K = 1}),
                       Catch::Contains("matmul") && Catch::Contains("batch 2"));
+    // Bad shapes are bad input like any other (exit 2 from the CLI), never a raw std:: exception.
+    CHECK_THROWS_AS(tf::kernels::gemm(A, B, C, {.batch = 2, .M = 1, .N = 1, .K = 1}), tf::ShapeError);
+    CHECK_THROWS_AS(tf::kernels::gemm_reference(A, B, C, {.M = -1, .N = 1, .K = 1}), tf::ShapeError);
     // Batches of A overlapping (stride 1 < one 2x2 matrix): oneDNN refuses, we rethrow with the shape.
     const GemmShape overlapping{.batch = 2, .M = 2, .N = 2, .K = 2, .batch_stride_a = 1, .batch_stride_b = 4,
                                 .batch_stride_c = 4};
-    CHECK_THROWS_AS(tf::kernels::gemm_onednn(A, B, C, overlapping), std::runtime_error);
+    CHECK_THROWS_AS(tf::kernels::gemm_onednn(A, B, C, overlapping), tf::ShapeError);
     CHECK_THROWS_WITH(tf::kernels::gemm_onednn(A, B, C, overlapping),
                       Catch::Contains("matmul") && Catch::Contains("a=1"));
 }

@@ -45,10 +45,11 @@ public:
     using InputError::InputError;
 };
 
-// Shapes that do not fit an op: "matmul: (2,3) x (4,5): inner dimensions 3 and 4 differ".
-class ShapeError : public Error {
+// Shapes that do not fit an op: "matmul: (2,3) x (4,5): inner dimensions 3 and 4 differ". Bad
+// input too: shapes come from configs and data, and every op and kernel checks them at its boundary.
+class ShapeError : public InputError {
 public:
-    using Error::Error;
+    using InputError::InputError;
 };
 
 // Misuse of the tape: backward twice, backward on a non-scalar without a seed, ...

@@ -53,7 +53,9 @@ Storage::Storage(std::size_t bytes) : bytes_(bytes) {
                                " (the machine's memory unless lowered): a smaller model, batch or sequence length is needed");
     const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     data_ = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-    if (!data_) throw std::bad_alloc();
+    if (!data_)
+        throw MemoryLimitError("tensor memory: the system refused " + readable(static_cast<int64_t>(bytes)) +
+                               " (with " + readable(g_live_bytes.load()) + " in use)");
     const int64_t live = g_live_bytes += static_cast<int64_t>(bytes);
     int64_t peak = g_peak_bytes.load();
     while (live > peak && !g_peak_bytes.compare_exchange_weak(peak, live)) {

@@ -6,6 +6,7 @@
 
 #include <exception>
 
+#include "autograd/error.h"
 #include "autograd/kernels/onednn.h"
 
 #include <algorithm>
@@ -38,11 +39,11 @@ std::string describe(const GemmShape& s) {
 
 void check_shape(const GemmShape& s) {
     if (s.batch < 0 || s.M < 0 || s.N < 0 || s.K < 0)
-        throw std::invalid_argument(describe(s) + ": sizes must be >= 0");
+        throw ShapeError(describe(s) + ": sizes must be >= 0");
     if (s.batch_stride_a < 0 || s.batch_stride_b < 0 || s.batch_stride_c < 0)
-        throw std::invalid_argument(describe(s) + ": batch strides must be >= 0");
+        throw ShapeError(describe(s) + ": batch strides must be >= 0");
     if (s.batch > 1 && s.batch_stride_c == 0)
-        throw std::invalid_argument(describe(s) + ": every batch needs its own C (batch_stride_c is 0)");
+        throw ShapeError(describe(s) + ": every batch needs its own C (batch_stride_c is 0)");
 }
 
 // Shapes with no multiply-adds: nothing to write (empty C), or C = 0 (K == 0, nothing summed).
@@ -206,7 +207,7 @@ void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
             {DNNL_ARG_SCRATCHPAD, memory(matmul.scratchpad_desc, cpu_engine(), scratchpad_bytes.data())}});
         stream.wait();
     } catch (const dnnl::error& e) {
-        throw std::runtime_error(describe(s) + ": oneDNN failed: " + e.what());
+        throw ShapeError(describe(s) + ": oneDNN refused it: " + e.what());
     }
 }
 

@@ -22,8 +22,8 @@ void gemm_reference(const float* A, const float* B, float* C, const GemmShape& s
 void gemm_reference(const double* A, const double* B, double* C, const GemmShape& s);
 
 // One cached oneDNN matmul primitive covering every batch (f32 only). Batch strides must be 0 or
-// at least one matrix (no overlap); otherwise oneDNN refuses and this throws std::runtime_error
-// naming "matmul" and the shape.
+// at least one matrix (no overlap); otherwise oneDNN refuses and this throws ShapeError naming
+// "matmul" and the shape (as it does for negative sizes or strides, whichever gemm is called).
 void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s);
 
 // gemm: what the framework calls: oneDNN for f32, a cache-friendly loop for f64 (oneDNN has no f64 matmul).
