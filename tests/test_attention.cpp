@@ -96,7 +96,7 @@ TEST_CASE("attention errors name the shapes and numbers involved", "[unit]") {
                         Catch::Contains("d_model 10 is not divisible by heads 3"));
     REQUIRE_THROWS_WITH(test::make_attention({.d_model = 8, .heads = 4, .kv_heads = 3}),
                         Catch::Contains("heads 4 is not divisible by kv_heads 3"));
-    REQUIRE_THROWS_WITH(test::make_attention({.d_model = 8, .heads = 2, .pattern = "sliding_window"}),
+    REQUIRE_THROWS_WITH(test::make_attention({.d_model = 8, .heads = 2, .pattern = AttentionPattern::sliding_window}),
                         Catch::Contains("needs window ≥ 1"));
     REQUIRE_THROWS_WITH(sliding_window_mask(3, 3, 0, false), Catch::Contains("window must be ≥ 1, got 0"));
 }
@@ -138,7 +138,7 @@ TEST_CASE("multi-head self-attention: gradient w.r.t. the input and every parame
 }
 
 TEST_CASE("multi-head attention with a sliding window and no biases: gradient", "[gradcheck]") {
-    auto mha = test::make_attention({.d_model = 4, .heads = 2, .bias = false, .pattern = "sliding_window", .window = 2});
+    auto mha = test::make_attention({.d_model = 4, .heads = 2, .bias = false, .pattern = AttentionPattern::sliding_window, .window = 2});
     test::randomize_parameters(*mha, 23);
     Rng rng(24);
     CHECK(mha->named_parameters().size() == 4);
@@ -156,16 +156,24 @@ TEST_CASE("cross-attention: gradient w.r.t. queries, memory and every parameter"
     }, {test::random_tensor({2, 3, 6}, rng), test::random_tensor({2, 4, 6}, rng)});
 }
 
-TEST_CASE("attention weights are kept for analysis only when asked", "[unit]") {
+TEST_CASE("attention weights are recorded for analysis only when the observer asks", "[unit]") {
     auto mha = test::make_attention({.d_model = 8, .heads = 4, .kv_heads = 2});
+    mha->assign_names("cross_attn");
     Rng rng(27);
     const Tensor x = test::random_tensor({2, 3, 8}, rng), memory = test::random_tensor({2, 5, 8}, rng);
-    (*mha)(x, {});
-    CHECK(!mha->last_weights().defined());
-    mha->set_keep_weights(true);
-    (*mha)(x, {.memory = memory});
-    CHECK(mha->last_weights().shape() == Shape{2, 4, 3, 5});
-    CHECK(!mha->last_weights().requires_grad());
+    ForwardObserver quiet;
+    (*mha)(x, {.observer = &quiet});
+    CHECK(quiet.attention.empty());
+    ForwardObserver recorder{.record_attention = true};
+    (*mha)(x, {.memory = memory, .observer = &recorder});
+    REQUIRE(recorder.attention.size() == 1);
+    const AttentionRecord& record = recorder.attention[0];
+    CHECK(record.name == "cross_attn");
+    CHECK(record.kind == "cross");
+    CHECK(record.keys_from == SequenceSide::source);
+    CHECK(record.weights.shape() == Shape{2, 4, 3, 5});
+    CHECK(record.keys.shape() == Shape{2, 2, 5, 2});
+    CHECK(!record.weights.requires_grad());
 }
 
 TEST_CASE("attention dropout acts while training and not in eval mode", "[unit]") {

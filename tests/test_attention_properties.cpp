@@ -214,8 +214,8 @@ TEST_CASE("GQA and MQA equal plain MHA whose K/V heads repeat the group's shared
 TEST_CASE("a sliding window of width ≥ 2T equals full attention (seed 000 §10)", "[property]") {
     const int64_t T = 5;
     auto full = test::make_attention({.d_model = 8, .heads = 2});
-    auto windowed = test::make_attention({.d_model = 8, .heads = 2, .pattern = "sliding_window", .window = 2 * T});
-    auto narrow = test::make_attention({.d_model = 8, .heads = 2, .pattern = "sliding_window", .window = 2});
+    auto windowed = test::make_attention({.d_model = 8, .heads = 2, .pattern = AttentionPattern::sliding_window, .window = 2 * T});
+    auto narrow = test::make_attention({.d_model = 8, .heads = 2, .pattern = AttentionPattern::sliding_window, .window = 2});
     windowed->load_state_dict(full->state_dict());
     narrow->load_state_dict(full->state_dict());
     Rng rng(14);

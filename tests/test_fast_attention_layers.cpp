@@ -1,10 +1,16 @@
-// The "tiled_attention" and "linear_attention" layers: built from config by the registry with
-// PyTorch-style parameter names, causal and padding behaviour from the SequenceContext, gradcheck.
+// multi_head_attention with the fused kernels ("kernel": "tiled" and "linear"): built from config by
+// the registry with PyTorch-style parameter names, causal and padding behaviour from the
+// SequenceContext, gradcheck.
 #include "catch.h"
 
+#include <map>
+
+#include "attention_helpers.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
+#include "autograd/tape.h"
 #include "helpers.h"
+#include "layers/attention/multi_head_attention.h"
 #include "layers/registry.h"
 
 using namespace tf;
@@ -17,9 +23,11 @@ std::shared_ptr<SequenceLayer> build(const config::Json& block, DType dtype = DT
     return builtin_layers().create(block, "model.layers[0]", context);
 }
 
-const config::Json kTiled = {{"type", "tiled_attention"}, {"heads", 2}, {"query_tile", 3}, {"key_tile", 2}};
-const config::Json kTiledRotary = {{"type", "tiled_attention"}, {"heads", 4}, {"rotary", true}, {"key_tile", 5}};
-const config::Json kLinear = {{"type", "linear_attention"}, {"heads", 2}};
+const config::Json kTiled = {{"type", "multi_head_attention"}, {"kernel", "tiled"}, {"heads", 2}, {"query_tile", 3},
+                             {"key_tile", 2}};
+const config::Json kTiledRotary = {{"type", "multi_head_attention"}, {"kernel", "tiled"}, {"heads", 4}, {"rotary", true},
+                                   {"key_tile", 5}};
+const config::Json kLinear = {{"type", "multi_head_attention"}, {"kernel", "linear"}, {"heads", 2}};
 
 Tensor random_x(int64_t B, int64_t T, uint64_t seed) {
     Rng rng(seed);
@@ -40,11 +48,13 @@ TEST_CASE("attention layers: built by name, parameters named like PyTorch, (B, T
 }
 
 TEST_CASE("attention layers: config errors name the JSON path", "[unit]") {
-    CHECK_THROWS_WITH(build({{"type", "tiled_attention"}, {"heads", 3}}), Catch::Contains("model.layers[0].heads"));
-    CHECK_THROWS_WITH(build({{"type", "linear_attention"}, {"heads", 2}, {"causal", true}}),
+    CHECK_THROWS_WITH(build({{"type", "multi_head_attention"}, {"kernel", "tiled"}, {"heads", 3}}),
+                      Catch::Contains("model.layers[0]") && Catch::Contains("heads 3"));
+    CHECK_THROWS_WITH(build({{"type", "multi_head_attention"}, {"kernel", "linear"}, {"heads", 2}, {"causal", true}}),
                       Catch::Contains("model.layers[0].causal"));
-    CHECK_THROWS_WITH(build({{"type", "tiled_attention"}, {"heads", 2}, {"key_tile", 0}}),
+    CHECK_THROWS_WITH(build({{"type", "multi_head_attention"}, {"kernel", "tiled"}, {"heads", 2}, {"key_tile", 0}}),
                       Catch::Contains("model.layers[0].key_tile"));
+    CHECK_THROWS_WITH(build({{"type", "multi_head_attention"}, {"heads", 2}, {"kernel", "fast"}}), Catch::Contains("model.layers[0].kernel"));
 }
 
 TEST_CASE("attention layers: causal output at t ignores inputs after t", "[property]") {
@@ -90,4 +100,98 @@ TEST_CASE("attention layers gradcheck in f64 through the projections, causal and
         INFO(result.message);
         CHECK(result.ok);
     }
+}
+
+namespace {
+
+// Two layers of the same shape and weights, one per kernel.
+std::pair<std::shared_ptr<MultiHeadAttention>, std::shared_ptr<MultiHeadAttention>> same_weights(
+    MultiHeadAttentionOptions options, AttentionKernel first, AttentionKernel second) {
+    options.kernel = first;
+    auto a = test::make_attention(options, 31);
+    test::randomize_parameters(*a, 32);
+    options.kernel = second;
+    auto b = test::make_attention(options, 33);
+    b->load_state_dict(a->state_dict());
+    return {a, b};
+}
+
+}  // namespace
+
+TEST_CASE("multi_head_attention: the tiled kernel gives the softmax kernel's outputs and gradients", "[property]") {
+    MultiHeadAttentionOptions options{.d_model = 8, .heads = 4, .tiles = {.query_tile = 2, .key_tile = 3}};
+    const int kv_heads = GENERATE(4, 2, 1);
+    const bool windowed = GENERATE(false, true);
+    const bool tempered = GENERATE(false, true);
+    options.kv_heads = kv_heads;
+    if (windowed) options.pattern = AttentionPattern::sliding_window, options.window = 3;
+    if (tempered) options.temperature = 0.6;
+    INFO("kv_heads " << kv_heads << ", windowed " << windowed << ", temperature " << tempered);
+    const auto [softmax, tiled] = same_weights(options, AttentionKernel::softmax, AttentionKernel::tiled);
+    const Tensor x = random_x(2, 5, 41), memory = random_x(2, 7, 42);
+    const SequenceContext self{.padding_mask = test::padding_mask(5, {0, 2}), .causal = true};
+    const SequenceContext cross{.memory = memory, .memory_padding_mask = test::padding_mask(7, {1, 3})};
+    for (const SequenceContext& context : {self, cross}) {
+        INFO((context.memory.defined() ? "cross-attention, S = 7, T = 5" : "causal self-attention"));
+        const auto outcome = [&x, &context](MultiHeadAttention& layer) {
+            const Tensor input = x.clone().set_requires_grad();
+            Tape::current().clear();
+            const Tensor y = layer(input, context);
+            Tape::current().backward(sum(y * y));
+            return std::make_pair(y, input.grad());
+        };
+        const auto [y_softmax, dx_softmax] = outcome(*softmax);
+        const auto [y_tiled, dx_tiled] = outcome(*tiled);
+        CHECK(test::max_relative_difference(y_tiled, y_softmax) < 1e-12);
+        CHECK(test::max_relative_difference(dx_tiled, dx_softmax) < 1e-12);
+    }
+}
+
+TEST_CASE("multi_head_attention: grouped K/V heads equal full heads whose K/V projections repeat", "[property]") {
+    // H = 4 query heads over H_kv = 2: query heads 0, 1 read K/V head 0 and 2, 3 read head 1. A plain
+    // layer whose k/v projection rows for heads 0, 1 (and 2, 3) are copies computes the same thing.
+    const AttentionKernel kernel = GENERATE(AttentionKernel::softmax, AttentionKernel::tiled, AttentionKernel::linear);
+    INFO("kernel " << name_of(kernel));
+    auto grouped = test::make_attention({.d_model = 8, .heads = 4, .kv_heads = 2, .kernel = kernel}, 51);
+    test::randomize_parameters(*grouped, 52);
+    auto full = test::make_attention({.d_model = 8, .heads = 4, .kernel = kernel}, 53);
+    std::map<std::string, Tensor> state = grouped->state_dict();
+    for (const std::string projection : {"k_proj", "v_proj"}) {
+        const Tensor weight = state[projection + ".weight"], bias = state[projection + ".bias"];   // (4, 8), (4)
+        const auto head = [](const Tensor& t, int64_t g) { return slice(t, 0, 2 * g, 2 * g + 2); };   // D = 2 rows
+        state[projection + ".weight"] = concat({head(weight, 0), head(weight, 0), head(weight, 1), head(weight, 1)}, 0);
+        state[projection + ".bias"] = concat({head(bias, 0), head(bias, 0), head(bias, 1), head(bias, 1)}, 0);
+    }
+    full->load_state_dict(state);
+    const Tensor x = random_x(2, 6, 54);
+    const SequenceContext context{.padding_mask = test::padding_mask(6, {1, 0}), .causal = true};
+    CHECK(test::max_relative_difference((*grouped)(x, context), (*full)(x, context)) < 1e-12);
+}
+
+TEST_CASE("multi_head_attention: a kernel that cannot do what the config asks is a config error naming both", "[unit]") {
+    const auto with = [](config::Json block) {
+        block["type"] = "multi_head_attention";
+        block["heads"] = 2;
+        return block;
+    };
+    CHECK_THROWS_WITH(build(with({{"kernel", "linear"}, {"pattern", "sliding_window"}, {"window", 2}})),
+                      Catch::Contains("model.layers[0]") && Catch::Contains("kernel \"linear\"") &&
+                          Catch::Contains("pattern \"sliding_window\""));
+    CHECK_THROWS_WITH(build(with({{"kernel", "linear"}, {"temperature", 2.0}})),
+                      Catch::Contains("kernel \"linear\"") && Catch::Contains("temperature"));
+    CHECK_THROWS_WITH(build(with({{"kernel", "linear"}, {"rotary", true}})),
+                      Catch::Contains("kernel \"linear\"") && Catch::Contains("rotary"));
+    CHECK_THROWS_WITH(build(with({{"kernel", "tiled"}, {"dropout", 0.1}})),
+                      Catch::Contains("kernel \"tiled\"") && Catch::Contains("dropout"));
+    CHECK_THROWS_WITH(build(with({{"kernel", "softmax"}, {"query_tile", 4}})), Catch::Contains("model.layers[0].query_tile"));
+    CHECK_NOTHROW(build(with({{"kernel", "tiled"}, {"pattern", "strided"}, {"window", 2}, {"stride", 3}, {"temperature", 2.0}})));
+}
+
+TEST_CASE("multi_head_attention: kernel and pattern names map to their choices and back", "[unit]") {
+    for (const std::string& name : attention_choice_names<AttentionKernel>())
+        CHECK(name_of(*attention_choice_from_name<AttentionKernel>(name)) == name);
+    for (const std::string& name : attention_choice_names<AttentionPattern>())
+        CHECK(name_of(*attention_choice_from_name<AttentionPattern>(name)) == name);
+    CHECK(attention_choice_names<AttentionKernel>() == std::vector<std::string>{"softmax", "tiled", "linear"});
+    CHECK(!attention_choice_from_name<AttentionKernel>("flash").has_value());
 }

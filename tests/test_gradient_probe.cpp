@@ -20,7 +20,7 @@ public:
         table_ = register_parameter("table", Tensor::uniform({4, 1}, -1, 1, rng, DType::f64));
     }
     Tensor forward(const ModelInput& input) override {
-        const Tensor x = probe(embedding(table_, input.tgt_in));  // (B, T, 1)
+        const Tensor x = probe(embedding(table_, input.tgt_in), input.observer);  // (B, T, 1)
         const int64_t T = x.size(1);
         std::vector<Tensor> outputs;
         Tensor h = slice(x, 1, 0, 1);

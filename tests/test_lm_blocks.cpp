@@ -19,13 +19,15 @@ TEST_CASE("lm with a bare multi_head_attention block: maps are collected and the
     ModelInput input;
     input.tgt_in = IndexTensor({1, 4, 5, 6, 7}, {1, 5});
 
-    model->keep_attention_maps(true);
+    ForwardObserver recorder{.record_attention = true};
+    input.observer = &recorder;
     const auto logits = model->forward(input).to_vector();
-    const auto maps = model->attention_maps();
+    const auto& maps = recorder.attention;
     REQUIRE(maps.size() == 2);   // one per layer
     CHECK(maps[0].name == "blocks.layers.0");
     CHECK(maps[0].weights.shape() == Shape{1, 2, 5, 5});
 
-    model->set_attention_temperature_scale(0.25);
+    ForwardObserver sharper{.temperature_scale = 0.25};
+    input.observer = &sharper;
     CHECK(model->forward(input).to_vector() != logits);   // sharper attention, other logits
 }

@@ -67,10 +67,12 @@ TEST_CASE("RNN seq2seq: decoding step by step gives the teacher-forced logits", 
 TEST_CASE("RNN seq2seq with attention: maps are (B, 1, T, S) rows on the simplex, 0 at padding", "[unit]") {
     const std::string attention = GENERATE(std::string("additive"), std::string("luong_general"));
     auto model = make_model("gru", attention, false, 1);
-    model->keep_attention_maps(true);
+    ForwardObserver recorder{.record_attention = true};
     NoGradGuard no_grad;
-    model->forward(toy_batch());
-    const auto maps = model->attention_maps();
+    ModelInput input = toy_batch();
+    input.observer = &recorder;
+    model->forward(input);
+    const auto& maps = recorder.attention;
     REQUIRE(maps.size() == 1);
     CHECK(maps[0].kind == attention);   // the analysis names the mechanism it shows
     const Tensor& weights = maps[0].weights;

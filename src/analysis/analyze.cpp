@@ -40,21 +40,26 @@ AnalysisExample analysis_example(const train::LoadedRun& run, const std::string&
 namespace {
 
 // Attention heatmaps (one per head) and the head statistics table.
-nlohmann::json report_attention(Report& report, SequenceModel& model, const AnalysisExample& example) {
-    {
-        NoGradGuard no_grad;
-        model.keep_attention_maps(true);
-        model.forward(example.input);
-        model.keep_attention_maps(false);
-    }
+// The attention every layer recorded in one forward over the example (no tape).
+std::vector<AttentionRecord> record_attention(SequenceModel& model, const AnalysisExample& example) {
+    NoGradGuard no_grad;
+    ForwardObserver recorder{.record_attention = true};
+    ModelInput input = example.input;
+    input.observer = &recorder;
+    model.forward(input);
+    return recorder.attention;
+}
+
+nlohmann::json report_attention(Report& report, const std::vector<AttentionRecord>& records, const AnalysisExample& example) {
     nlohmann::json maps = nlohmann::json::array();
     std::vector<std::vector<std::string>> rows;
     report.heading(2, "Attention maps");
-    for (const AttentionMap& map : model.attention_maps()) {
-        // Encoder self-attention runs over the source; cross and additive attention read the source.
-        const bool encoder = map.name.rfind("encoder", 0) == 0;
-        const auto& columns = encoder || map.kind != "self" ? example.source_labels : example.target_labels;
-        const auto& row_labels = encoder ? example.source_labels : example.target_labels;
+    const auto labels = [&example](SequenceSide side) -> const std::vector<std::string>& {
+        return side == SequenceSide::source ? example.source_labels : example.target_labels;
+    };
+    for (const AttentionRecord& map : records) {
+        const auto& columns = labels(map.keys_from);
+        const auto& row_labels = labels(map.queries_from);
         const std::vector<HeadStats> stats = head_stats(map.weights);
         nlohmann::json entry = {{"name", map.name}, {"kind", map.kind}, {"heads", nlohmann::json::array()}};
         for (int64_t h = 0; h < map.weights.size(1); ++h) {
@@ -80,10 +85,10 @@ nlohmann::json report_attention(Report& report, SequenceModel& model, const Anal
 }
 
 // √d_k check on the trained model's real queries and keys (seed 000 §2.3, seed 004 appendix).
-nlohmann::json report_scale(Report& report, const SequenceModel& model) {
+nlohmann::json report_scale(Report& report, const std::vector<AttentionRecord>& records) {
     nlohmann::json checks = nlohmann::json::array();
     std::vector<std::vector<std::string>> rows;
-    for (const AttentionMap& map : model.attention_maps()) {
+    for (const AttentionRecord& map : records) {
         if (!map.queries.defined()) continue;
         const DotProductScale s = dot_product_scale(map.queries, map.keys);
         rows.push_back({map.name, std::to_string(s.d_k), format_number(s.component_variance_q), format_number(s.component_variance_k),
@@ -126,8 +131,9 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
     report.paragraph("Weights: `" + run.checkpoint + "` (step " + std::to_string(run.step) + "). Input: \"" +
                      run.dataset.tokenizer.decode(example.input.tgt_in.values) + "\".");
     nlohmann::json result = {{"run", run_dir}, {"checkpoint", run.checkpoint}, {"step", run.step}};
-    result["attention"] = report_attention(report, *run.model, example);
-    result["scale"] = report_scale(report, *run.model);
+    const std::vector<AttentionRecord> records = record_attention(*run.model, example);
+    result["attention"] = report_attention(report, records, example);
+    result["scale"] = report_scale(report, records);
     result["dependency"] = report_dependency(report, *run.model, example, options.probes);
     write_file_atomic(out + "/analysis.json", result.dump(1) + "\n");
     return report.write();

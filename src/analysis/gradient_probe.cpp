@@ -29,10 +29,11 @@ Tensor repeat_row(const Tensor& mask, int64_t count) {
 Matrix input_gradient_energy(SequenceModel& model, const ModelInput& batch, const std::function<Tensor(const Tensor&)>& make_seed) {
     Tape& tape = Tape::current();
     tape.clear();
-    model.probe_inputs(true);
-    const Tensor logits = model.forward(batch);
-    model.probe_inputs(false);
-    Tensor inputs = model.probed_inputs();
+    ForwardObserver probe{.probe_inputs = true};
+    ModelInput probed_batch = batch;
+    probed_batch.observer = &probe;
+    const Tensor logits = model.forward(probed_batch);
+    const Tensor inputs = probe.probed_inputs;
     if (!inputs.defined()) throw ValueError("gradient probe: the model did not expose its input vectors (probe())");
     tape.backward(logits, make_seed(logits));
     const Tensor grad = inputs.grad().defined() ? inputs.grad() : Tensor::zeros(inputs.shape(), inputs.dtype());

@@ -2,7 +2,6 @@
 #include "layers/registry.h"
 
 #include "autograd/error.h"
-#include "layers/attention/fast_attention_layers.h"
 #include "layers/attention/multi_head_attention.h"
 #include "layers/examples/local_conv_mixer.h"
 #include "layers/recurrent/recurrent_layer.h"
@@ -32,8 +31,6 @@ std::shared_ptr<SequenceLayer> LayerRegistry::create(const config::Json& block, 
 
 void register_builtin_layers(LayerRegistry& registry) {
     registry.add("multi_head_attention", MultiHeadAttention::from_config);
-    registry.add("tiled_attention", TiledMultiHeadAttention::from_config);
-    registry.add("linear_attention", LinearMultiHeadAttention::from_config);
     registry.add("transformer_encoder_block", TransformerEncoderBlock::from_config);
     registry.add("transformer_decoder_block", TransformerDecoderBlock::from_config);
     registry.add("rnn", RNN::from_config);

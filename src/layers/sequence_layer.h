@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "autograd/numerics.h"
+#include "layers/forward_observer.h"
 #include "layers/module.h"
 
 namespace tf {
@@ -20,6 +21,8 @@ struct SequenceContext {
     // Encoder output (B, S, C) for cross-attention, and its padding mask (B, S); undefined otherwise.
     Tensor memory{};
     Tensor memory_padding_mask{};
+    SequenceSide side = SequenceSide::target;  // which sequence x's positions are (the memory is the source)
+    ForwardObserver* observer = nullptr;       // not owned; what the pass reports or bends (forward_observer.h)
 };
 
 class SequenceLayer : public Module {

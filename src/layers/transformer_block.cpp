@@ -21,10 +21,12 @@ int64_t ffn_hidden_of(const TransformerBlockOptions& options) {
     return options.ffn_hidden > 0 ? options.ffn_hidden : 4 * options.attention.d_model;
 }
 
-// Cross-attention: the self-attention's heads and projections, every memory position visible.
+// Cross-attention: the self-attention's heads, kernel and projections, every memory position
+// visible and no rotary positions (queries and memory are not positions on one axis).
 MultiHeadAttentionOptions cross_attention_options(MultiHeadAttentionOptions options) {
-    options.pattern = "full";
+    options.pattern = AttentionPattern::full;
     options.window = options.stride = options.global_tokens = 0;
+    options.rotary_base.reset();
     return options;
 }
 
@@ -89,9 +91,9 @@ Tensor TransformerDecoderBlock::forward(const Tensor& x, const SequenceContext& 
     SequenceContext self_context = context;  // causal self-attention over the target
     self_context.memory = Tensor();
     self_context.causal = true;
-    SequenceContext cross_context;  // queries from the target, keys and values from the memory
-    cross_context.memory = context.memory;
-    cross_context.memory_padding_mask = context.memory_padding_mask;
+    // queries from the target, keys and values from the memory; the same observer
+    const SequenceContext cross_context{.memory = context.memory, .memory_padding_mask = context.memory_padding_mask,
+                                        .side = context.side, .observer = context.observer};
     const Tensor h1 = residual(norm_first_, x, *norm1_, *dropout_,
                                [&](const Tensor& y) { return (*self_attn_)(y, self_context); });   // (B, T, C)
     const Tensor h2 = residual(norm_first_, h1, *norm2_, *dropout_,

@@ -35,8 +35,6 @@ public:
     // `dropout`), ffn_hidden, activation, dropout, norm_first, norm_eps.
     static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
 
-    MultiHeadAttention& self_attn() { return *self_attn_; }
-
 private:
     bool norm_first_;
     std::shared_ptr<MultiHeadAttention> self_attn_;
@@ -54,9 +52,6 @@ public:
                             const InitScheme& init, Rng& rng, DType dtype = DType::f32);
     Tensor forward(const Tensor& x, const SequenceContext& context) override;  // (B, T, C) → (B, T, C)
     static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
-
-    MultiHeadAttention& self_attn() { return *self_attn_; }
-    MultiHeadAttention& cross_attn() { return *cross_attn_; }
 
 private:
     bool norm_first_;

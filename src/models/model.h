@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "layers/forward_observer.h"
 #include "layers/module.h"
 
 namespace tf {
@@ -18,6 +19,7 @@ struct ModelInput {
     IndexTensor tgt_in;                // (B, T) decoder input: <bos> then the target shifted right
     std::vector<int64_t> tgt_lengths;
     Tensor tgt_padding_mask;           // (B, T) f32, 1 = padding
+    ForwardObserver* observer = nullptr;  // not owned: analysis records, the curriculum's τ factor
 };
 
 // Everything a model keeps between decoding steps. Each tensor has the batch (or beam) as its
@@ -25,14 +27,6 @@ struct ModelInput {
 struct DecodeState {
     std::vector<Tensor> tensors;
     std::vector<int64_t> src_lengths;
-};
-
-// One attention map recorded during the last forward, for analysis: weights (B, H, T, S).
-struct AttentionMap {
-    std::string name;  // e.g. "decoder.layers.0.cross_attn"
-    std::string kind;  // "self", "cross", or an RNN's attention: "additive", "luong_dot", "luong_general"
-    Tensor weights;
-    Tensor queries{}, keys{};  // (B, H, T, D) and (B, H_kv, S, D) for dot-product attention; else undefined
 };
 
 class SequenceModel : public Module {
@@ -45,35 +39,23 @@ public:
     virtual Tensor decode_step(DecodeState& state, const IndexTensor& prefix) = 0;
     virtual int64_t vocab_size() const = 0;
     virtual bool is_language_model() const { return false; }
-    // Ask attention layers to keep their weights in the next forward, and collect them after.
-    virtual void keep_attention_maps(bool keep) { (void)keep; }
-    virtual std::vector<AttentionMap> attention_maps() const { return {}; }
-    // Attention temperature τ is multiplied by `scale` (the curriculum of seed 003 §13.3 starts
-    // below 1: sharper attention). Models without scaled dot-product attention ignore it.
-    virtual void set_attention_temperature_scale(double scale) { (void)scale; }
-    // For gradient analysis: while on, forward keeps its input vectors x (B, S, C) — the source
-    // embeddings with positions added (the target-side ones for an LM) — with retain_grad, so
-    // ∂L/∂x_j can be read from probed_inputs().grad() after backward.
-    void probe_inputs(bool on) { probe_inputs_ = on; }
-    Tensor probed_inputs() const { return probed_inputs_; }
     // The generator every dropout in the model draws from (its state goes into checkpoints).
     const std::shared_ptr<Rng>& dropout_rng() const { return dropout_rng_; }
 
 protected:
     explicit SequenceModel(std::shared_ptr<Rng> dropout_rng) : dropout_rng_(std::move(dropout_rng)) {}
-    // Models call this on their input vectors; it retains them only while probing is on.
-    Tensor probe(Tensor inputs) {
-        if (probe_inputs_) {
+    // Models call this on their input vectors x (B, S, C): when the observer asks, x is kept with
+    // retain_grad, so gradient analysis reads ∂L/∂x_j from observer->probed_inputs.grad() after backward.
+    static Tensor probe(Tensor inputs, ForwardObserver* observer) {
+        if (observer && observer->probe_inputs) {
             inputs.retain_grad();
-            probed_inputs_ = inputs;
+            observer->probed_inputs = inputs;
         }
         return inputs;
     }
 
 private:
     std::shared_ptr<Rng> dropout_rng_;
-    bool probe_inputs_ = false;
-    Tensor probed_inputs_;
 };
 
 // Selects rows of every state tensor: hypothesis i of the new state is row rows[i] of the old.

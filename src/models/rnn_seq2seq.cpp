@@ -78,7 +78,7 @@ RnnSeq2Seq::RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext
 }
 
 RnnSeq2Seq::Encoded RnnSeq2Seq::encode(const ModelInput& input) {
-    const Tensor x = probe((*src_embedding_)(input.src));  // (B, S, E)
+    const Tensor x = probe((*src_embedding_)(input.src), input.observer);  // (B, S, E)
     SequenceContext context;
     context.lengths = input.src_lengths;
     context.padding_mask = input.src_padding_mask;
@@ -131,7 +131,6 @@ std::pair<RecurrentState, Tensor> RnnSeq2Seq::attention_step(const Tensor& x, co
 Tensor RnnSeq2Seq::forward(const ModelInput& input) {
     Encoded encoded = encode(input);
     const Tensor target = (*tgt_embedding_)(input.tgt_in);  // (B, T, E)
-    maps_.clear();
     if (!has_attention()) {
         const RecurrentOutput decoded = decoder_->forward_with_state(target, SequenceContext{}, encoded.decoder_init);
         return (*output_)(decoded.outputs);  // (B, T, V)
@@ -139,16 +138,20 @@ Tensor RnnSeq2Seq::forward(const ModelInput& input) {
     const Tensor keys = project_keys(encoded.states);
     const int64_t B = target.size(0);
     RecurrentState state = encoded.decoder_init[0];
+    const bool recording = records_attention(input.observer);
     std::vector<Tensor> features, weights;
     for (const Tensor& x : unstack_steps(target)) {
         Tensor step_weights;
         auto [next, feature] = attention_step(x, state, keys, encoded.states, input.src_padding_mask,
-                                              keep_maps_ ? &step_weights : nullptr);
+                                              recording ? &step_weights : nullptr);
         state = next;
         features.push_back(reshape(feature, {B, 1, -1}));
-        if (keep_maps_) weights.push_back(reshape(step_weights.detach(), {B, 1, 1, -1}));
+        if (recording) weights.push_back(reshape(step_weights.detach(), {B, 1, 1, -1}));
     }
-    if (keep_maps_) maps_.push_back({"attention", options_.attention, concat(weights, 2)});  // (B, 1, T, S)
+    if (recording)   // one head: (B, 1, T, S), target rows over source columns
+        input.observer->attention.push_back({.name = "attention", .kind = options_.attention,
+                                             .queries_from = SequenceSide::target, .keys_from = SequenceSide::source,
+                                             .weights = concat(weights, 2)});
     return (*output_)(concat(features, 1));  // (B, T, V)
 }
 

@@ -37,8 +37,6 @@ public:
     DecodeState begin_decode(const ModelInput& input) override;
     Tensor decode_step(DecodeState& state, const IndexTensor& prefix) override;
     int64_t vocab_size() const override { return vocab_size_; }
-    void keep_attention_maps(bool keep) override { keep_maps_ = keep; }
-    std::vector<AttentionMap> attention_maps() const override { return maps_; }
 
 private:
     struct Encoded {
@@ -63,8 +61,6 @@ private:
     std::shared_ptr<AdditiveAttention> additive_;
     std::shared_ptr<LuongAttention> luong_;
     std::shared_ptr<Linear> output_;
-    bool keep_maps_ = false;
-    std::vector<AttentionMap> maps_;
 };
 
 }  // namespace tf

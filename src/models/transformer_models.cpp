@@ -105,24 +105,21 @@ TransformerSeq2Seq::TransformerSeq2Seq(const TransformerOptions& options, const 
 }
 
 Tensor TransformerSeq2Seq::encode(const ModelInput& input) {
-    const Tensor x = src_embedding_->forward(input.src, [this](Tensor t) { return probe(t); });  // (B, S, C)
-    SequenceContext context;
-    context.padding_mask = input.src_padding_mask;
+    ForwardObserver* observer = input.observer;
+    const Tensor x = src_embedding_->forward(input.src, [observer](Tensor t) { return probe(t, observer); });  // (B, S, C)
+    const SequenceContext context{.padding_mask = input.src_padding_mask, .side = SequenceSide::source, .observer = observer};
     return encoder_->forward(x, context);  // memory (B, S, C)
 }
 
 Tensor TransformerSeq2Seq::decode(const IndexTensor& tgt_in, const Tensor& tgt_padding, const Tensor& memory,
-                                  const Tensor& memory_padding) {
-    SequenceContext context;
-    context.causal = true;
-    context.padding_mask = tgt_padding;
-    context.memory = memory;
-    context.memory_padding_mask = memory_padding;
+                                  const Tensor& memory_padding, ForwardObserver* observer) {
+    const SequenceContext context{.padding_mask = tgt_padding, .causal = true, .memory = memory,
+                                  .memory_padding_mask = memory_padding, .observer = observer};
     return (*output_)(decoder_->forward(tgt_embedding_->forward(tgt_in, nullptr), context));  // (B, T, V)
 }
 
 Tensor TransformerSeq2Seq::forward(const ModelInput& input) {
-    return decode(input.tgt_in, input.tgt_padding_mask, encode(input), input.src_padding_mask);
+    return decode(input.tgt_in, input.tgt_padding_mask, encode(input), input.src_padding_mask, input.observer);
 }
 
 DecodeState TransformerSeq2Seq::begin_decode(const ModelInput& input) {
@@ -134,32 +131,9 @@ DecodeState TransformerSeq2Seq::begin_decode(const ModelInput& input) {
 
 // No key/value cache: the decoder runs again over the whole prefix and the last position is read.
 Tensor TransformerSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
-    const Tensor logits = decode(prefix, Tensor(), state.tensors[0], state.tensors[1]);  // (B, t, V)
+    const Tensor logits = decode(prefix, Tensor(), state.tensors[0], state.tensors[1], nullptr);  // (B, t, V)
     const int64_t t = prefix.shape[1];
     return reshape(slice(logits, 1, t - 1, t), {prefix.shape[0], vocab_size_});
-}
-
-std::vector<std::pair<std::string, MultiHeadAttention*>> TransformerSeq2Seq::attentions() const {
-    auto found = encoder_->attentions("encoder");
-    for (auto& entry : decoder_->attentions("decoder")) found.push_back(entry);
-    return found;
-}
-
-void TransformerSeq2Seq::keep_attention_maps(bool keep) {
-    for (auto& [name, attention] : attentions()) attention->set_keep_weights(keep);
-}
-
-std::vector<AttentionMap> TransformerSeq2Seq::attention_maps() const {
-    std::vector<AttentionMap> maps;
-    for (auto& [name, attention] : attentions())
-        if (attention->last_weights().defined())
-            maps.push_back({name, name.find("cross_attn") != std::string::npos ? "cross" : "self", attention->last_weights(),
-                            attention->last_queries(), attention->last_keys()});
-    return maps;
-}
-
-void TransformerSeq2Seq::set_attention_temperature_scale(double scale) {
-    for (auto& [name, attention] : attentions()) attention->set_temperature_scale(scale);
 }
 
 // ── decoder-only language model ────────────────────────────────────────
@@ -181,38 +155,22 @@ DecoderLM::DecoderLM(const TransformerOptions& options, const ModelBuildContext&
     output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, true, init, rng, build.dtype));
 }
 
-Tensor DecoderLM::logits_for(const IndexTensor& tokens, const Tensor& padding) {
-    SequenceContext context;
-    context.causal = true;
-    context.padding_mask = padding;
-    const Tensor x = embedding_->forward(tokens, [this](Tensor t) { return probe(t); });  // (B, T, C)
-    return (*output_)(blocks_->forward(x, context));                                       // (B, T, V)
+Tensor DecoderLM::logits_for(const IndexTensor& tokens, const Tensor& padding, ForwardObserver* observer) {
+    const SequenceContext context{.padding_mask = padding, .causal = true, .observer = observer};
+    const Tensor x = embedding_->forward(tokens, [observer](Tensor t) { return probe(t, observer); });  // (B, T, C)
+    return (*output_)(blocks_->forward(x, context));                                                  // (B, T, V)
 }
 
-Tensor DecoderLM::forward(const ModelInput& input) { return logits_for(input.tgt_in, input.tgt_padding_mask); }
+Tensor DecoderLM::forward(const ModelInput& input) {
+    return logits_for(input.tgt_in, input.tgt_padding_mask, input.observer);
+}
 
 DecodeState DecoderLM::begin_decode(const ModelInput&) { return {}; }
 
 Tensor DecoderLM::decode_step(DecodeState&, const IndexTensor& prefix) {
-    const Tensor logits = logits_for(prefix, Tensor());
+    const Tensor logits = logits_for(prefix, Tensor(), nullptr);
     const int64_t t = prefix.shape[1];
     return reshape(slice(logits, 1, t - 1, t), {prefix.shape[0], vocab_size_});
-}
-
-void DecoderLM::keep_attention_maps(bool keep) {
-    for (auto& [name, attention] : blocks_->attentions("blocks")) attention->set_keep_weights(keep);
-}
-
-std::vector<AttentionMap> DecoderLM::attention_maps() const {
-    std::vector<AttentionMap> maps;
-    for (auto& [name, attention] : blocks_->attentions("blocks"))
-        if (attention->last_weights().defined())
-            maps.push_back({name, "self", attention->last_weights(), attention->last_queries(), attention->last_keys()});
-    return maps;
-}
-
-void DecoderLM::set_attention_temperature_scale(double scale) {
-    for (auto& [name, attention] : blocks_->attentions("blocks")) attention->set_temperature_scale(scale);
 }
 
 }  // namespace tf

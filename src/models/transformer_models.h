@@ -60,14 +60,11 @@ public:
     DecodeState begin_decode(const ModelInput& input) override;
     Tensor decode_step(DecodeState& state, const IndexTensor& prefix) override;
     int64_t vocab_size() const override { return vocab_size_; }
-    void keep_attention_maps(bool keep) override;
-    std::vector<AttentionMap> attention_maps() const override;
-    void set_attention_temperature_scale(double scale) override;
 
 private:
     Tensor encode(const ModelInput& input);
-    Tensor decode(const IndexTensor& tgt_in, const Tensor& tgt_padding, const Tensor& memory, const Tensor& memory_padding);
-    std::vector<std::pair<std::string, MultiHeadAttention*>> attentions() const;
+    Tensor decode(const IndexTensor& tgt_in, const Tensor& tgt_padding, const Tensor& memory, const Tensor& memory_padding,
+                  ForwardObserver* observer);
 
     int64_t vocab_size_;
     std::shared_ptr<EmbeddingWithPositions> src_embedding_, tgt_embedding_;
@@ -83,12 +80,9 @@ public:
     Tensor decode_step(DecodeState& state, const IndexTensor& prefix) override;
     int64_t vocab_size() const override { return vocab_size_; }
     bool is_language_model() const override { return true; }
-    void keep_attention_maps(bool keep) override;
-    std::vector<AttentionMap> attention_maps() const override;
-    void set_attention_temperature_scale(double scale) override;
 
 private:
-    Tensor logits_for(const IndexTensor& tokens, const Tensor& padding);
+    Tensor logits_for(const IndexTensor& tokens, const Tensor& padding, ForwardObserver* observer);
 
     int64_t vocab_size_;
     std::shared_ptr<EmbeddingWithPositions> embedding_;

@@ -30,20 +30,4 @@ Tensor TransformerStack::forward(const Tensor& x, const SequenceContext& context
     return norm_ ? (*norm_)(h) : h;
 }
 
-std::vector<std::pair<std::string, MultiHeadAttention*>> TransformerStack::attentions(const std::string& prefix) const {
-    std::vector<std::pair<std::string, MultiHeadAttention*>> found;
-    for (std::size_t i = 0; i < layers_->blocks().size(); ++i) {
-        const std::string name = prefix + ".layers." + std::to_string(i);
-        if (auto* encoder = dynamic_cast<TransformerEncoderBlock*>(layers_->blocks()[i].get())) {
-            found.emplace_back(name + ".self_attn", &encoder->self_attn());
-        } else if (auto* decoder = dynamic_cast<TransformerDecoderBlock*>(layers_->blocks()[i].get())) {
-            found.emplace_back(name + ".self_attn", &decoder->self_attn());
-            found.emplace_back(name + ".cross_attn", &decoder->cross_attn());
-        } else if (auto* attention = dynamic_cast<MultiHeadAttention*>(layers_->blocks()[i].get())) {
-            found.emplace_back(name, attention);   // an LM whose "block" is bare multi_head_attention
-        }
-    }
-    return found;
-}
-
 }  // namespace tf

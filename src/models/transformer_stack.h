@@ -31,8 +31,6 @@ public:
     TransformerStack(int64_t count, const BlockFactory& make_block, int64_t width, bool final_norm, double norm_eps,
                      DType dtype);
     Tensor forward(const Tensor& x, const SequenceContext& context) const;  // (B, T, C) → (B, T, C)
-    // Every multi-head attention of the stack with its role: "self" or "cross", and its dotted name.
-    std::vector<std::pair<std::string, MultiHeadAttention*>> attentions(const std::string& prefix) const;
 
 private:
     std::shared_ptr<BlockList> layers_;

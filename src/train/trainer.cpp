@@ -164,9 +164,13 @@ std::string non_finite_text(double value) { return std::isnan(value) ? "NaN" : (
 double TrainingRun::train_step(const Batch& batch, double& grad_norm) {
     Tape& tape = Tape::current();
     tape.clear();
-    model_->set_attention_temperature_scale(config_.train.temperature_curriculum.multiplier_at(progress_.step));
+    // The curriculum's τ factor travels with this step's forward only; evaluation runs without it,
+    // as the saved model will be used.
+    ForwardObserver curriculum{.temperature_scale = config_.train.temperature_curriculum.multiplier_at(progress_.step)};
+    ModelInput input = to_model_input(batch);
+    input.observer = &curriculum;
     try {
-        const Tensor logits = model_->forward(to_model_input(batch));  // (B, T, V)
+        const Tensor logits = model_->forward(input);  // (B, T, V)
         const Tensor loss = cross_entropy(logits, batch.tgt_out, {kPadId, config_.train.label_smoothing});
         const double value = loss.item();
         if (!std::isfinite(value)) throw NonFiniteError(stopping("the loss is " + non_finite_text(value)));
@@ -211,7 +215,6 @@ void TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t t
     bool improved = false;
     nlohmann::json row;
     if (evaluate_now && !valid_batches_.empty()) {
-        model_->set_attention_temperature_scale(1.0);   // as the saved model will be used, curriculum or not
         last_valid_ = evaluate(*model_, valid_batches_, train.eval_batches);
         improved = std::isnan(progress_.best_valid_loss) || last_valid_.loss < progress_.best_valid_loss;
         if (improved) progress_.best_valid_loss = last_valid_.loss, progress_.best_step = step;

@@ -1,5 +1,7 @@
-// Multi-head attention: four projections around scaled dot-product attention, heads split by one
-// reshape and one permute copy each, and no K/V repetition for grouped queries.
+// Multi-head attention: four projections around the chosen kernel, heads split by one reshape and
+// one permute copy each. The softmax kernel needs no K/V repetition for grouped queries; the fused
+// kernels read one K/V head per query head, so theirs are repeated (index_select, summed back in
+// the backward).
 #include "layers/attention/multi_head_attention.h"
 
 #include <cmath>
@@ -8,7 +10,10 @@
 
 #include "autograd/error.h"
 #include "autograd/ops.h"
+#include "layers/attention/linear_attention.h"
 #include "layers/attention/scaled_dot_product.h"
+#include "layers/attention/tiled_attention.h"
+#include "layers/rotary.h"
 
 namespace tf {
 
@@ -17,37 +22,61 @@ namespace {
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-void check_options(const MultiHeadAttentionOptions& o) {
-    const std::string op = "MultiHeadAttention: ";
+std::string quoted(const std::string& name) { return "\"" + name + "\""; }
+
+// The shape rules: C = H·D and H = G·H_kv.
+std::string shape_problem(const MultiHeadAttentionOptions& o) {
     if (o.d_model < 1 || o.heads < 1 || o.kv_heads < 0)
-        throw ValueError(op + "d_model " + std::to_string(o.d_model) + " and heads " + std::to_string(o.heads) +
-                         " must be ≥ 1, kv_heads " + std::to_string(o.kv_heads) + " ≥ 0");
+        return "d_model " + std::to_string(o.d_model) + " and heads " + std::to_string(o.heads) + " must be ≥ 1, kv_heads " +
+               std::to_string(o.kv_heads) + " ≥ 0";
     if (o.d_model % o.heads != 0)
-        throw ValueError(op + "d_model " + std::to_string(o.d_model) + " is not divisible by heads " +
-                         std::to_string(o.heads));
+        return "d_model " + std::to_string(o.d_model) + " is not divisible by heads " + std::to_string(o.heads);
     if (o.kv_heads != 0 && o.heads % o.kv_heads != 0)
-        throw ValueError(op + "heads " + std::to_string(o.heads) + " is not divisible by kv_heads " +
-                         std::to_string(o.kv_heads));
-    if (o.pattern != "full" && o.pattern != "sliding_window" && o.pattern != "strided")
-        throw ValueError(op + "pattern must be \"full\", \"sliding_window\" or \"strided\", got \"" + o.pattern + "\"");
-    if (o.pattern != "full" && o.window < 1)
-        throw ValueError(op + "pattern \"" + o.pattern + "\" needs window ≥ 1, got " + std::to_string(o.window));
-    if (o.pattern == "strided" && (o.stride < 1 || o.global_tokens < 0))
-        throw ValueError(op + "pattern \"strided\" needs stride ≥ 1 and global_tokens ≥ 0, got " +
-                         std::to_string(o.stride) + " and " + std::to_string(o.global_tokens));
+        return "heads " + std::to_string(o.heads) + " is not divisible by kv_heads " + std::to_string(o.kv_heads);
+    return "";
 }
 
-MultiHeadAttentionOptions with_kv_heads(MultiHeadAttentionOptions options) {
-    check_options(options);
+std::string pattern_problem(const MultiHeadAttentionOptions& o) {
+    const std::string pattern = quoted(name_of(o.pattern));
+    if (o.pattern != AttentionPattern::full && o.window < 1)
+        return "pattern " + pattern + " needs window ≥ 1, got " + std::to_string(o.window);
+    if (o.pattern == AttentionPattern::strided && (o.stride < 1 || o.global_tokens < 0))
+        return "pattern " + pattern + " needs stride ≥ 1 and global_tokens ≥ 0, got " + std::to_string(o.stride) + " and " +
+               std::to_string(o.global_tokens);
+    return "";
+}
+
+// What each kernel can compute: the fused kernels never form the weights (so no dropout on them),
+// and linear attention has no softmax (so no τ), no arbitrary pattern and no rotary scores.
+std::string kernel_problem(const MultiHeadAttentionOptions& o) {
+    const std::string kernel = "kernel " + quoted(name_of(o.kernel));
+    if (o.kernel != AttentionKernel::softmax && o.dropout > 0)
+        return kernel + " cannot apply dropout " + std::to_string(o.dropout) + " to weights it never forms (use kernel \"softmax\")";
+    if (o.kernel != AttentionKernel::linear) return "";
+    if (o.pattern != AttentionPattern::full) return kernel + " cannot apply pattern " + quoted(name_of(o.pattern));
+    if (o.temperature) return kernel + " has no softmax, so no temperature";
+    if (o.rotary_base) return kernel + " cannot apply rotary positions";
+    return "";
+}
+
+MultiHeadAttentionOptions checked(MultiHeadAttentionOptions options) {
+    if (const std::string problem = attention_options_problem(options); !problem.empty())
+        throw ValueError("MultiHeadAttention: " + problem);
     if (options.kv_heads == 0) options.kv_heads = options.heads;
     return options;
 }
 
 }  // namespace
 
+std::string attention_options_problem(const MultiHeadAttentionOptions& options) {
+    for (auto rule : {shape_problem, pattern_problem, kernel_problem})
+        if (std::string problem = rule(options); !problem.empty()) return problem;
+    return "";
+}
+
 MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionOptions& options, std::shared_ptr<Rng> dropout_rng,
                                        const InitScheme& init, Rng& rng, DType dtype)
-    : options_(with_kv_heads(options)), head_width_(options.d_model / options.heads) {
+    : options_(checked(options)), head_width_(options.d_model / options.heads) {
     const int64_t C = options_.d_model, kv_width = options_.kv_heads * head_width_;
     q_proj_ = register_module("q_proj", std::make_shared<Linear>(C, C, options_.bias, init, rng, dtype));
     k_proj_ = register_module("k_proj", std::make_shared<Linear>(C, kv_width, options_.bias, init, rng, dtype));
@@ -66,16 +95,57 @@ Tensor MultiHeadAttention::merge_heads(const Tensor& x) const {
     return reshape(permute(x, {0, 2, 1, 3}), {x.size(0), x.size(2), options_.d_model});
 }
 
+// (B, H_kv, S, D) → (B, H, S, D): query head h gets key/value head ⌊h·H_kv / H⌋; no copy when H_kv = H.
+Tensor MultiHeadAttention::repeat_kv_heads(const Tensor& x) const {
+    if (options_.kv_heads == options_.heads) return x;
+    std::vector<int64_t> kv_head_of;
+    for (int64_t h = 0; h < options_.heads; ++h) kv_head_of.push_back(h * options_.kv_heads / options_.heads);
+    return index_select(x, 1, IndexTensor(kv_head_of));
+}
+
 // Self-attention: causal if asked, padded keys hidden. Cross-attention: the memory's padding only.
 // The pattern (sliding window is causal when the attention is) joins either.
 AttentionMask MultiHeadAttention::mask_for(const SequenceContext& context, bool cross, int64_t T, int64_t S) const {
     AttentionMask mask;
     mask.causal = !cross && context.causal;
     mask.key_padding = cross ? context.memory_padding_mask : context.padding_mask;
-    if (options_.pattern == "sliding_window") mask.pattern = sliding_window_mask(T, S, options_.window, mask.causal);
-    if (options_.pattern == "strided")
+    if (options_.pattern == AttentionPattern::sliding_window)
+        mask.pattern = sliding_window_mask(T, S, options_.window, mask.causal);
+    if (options_.pattern == AttentionPattern::strided)
         mask.pattern = strided_sparse_mask(T, S, options_.window, options_.stride, options_.global_tokens);
     return mask;
+}
+
+// Hands the weights (and the heads' queries and keys, for the √d_k check of analysis) to the observer.
+void MultiHeadAttention::record(const SequenceContext& context, const Tensor& weights, const Tensor& Q,
+                                const Tensor& K) const {
+    const bool cross = context.memory.defined();
+    context.observer->attention.push_back({.name = name(), .kind = cross ? "cross" : "self", .queries_from = context.side,
+                                           .keys_from = cross ? SequenceSide::source : context.side,
+                                           .weights = weights.detach(), .queries = Q.detach(), .keys = K.detach()});
+}
+
+// The heads' outputs (B, H, T, D) by the configured kernel.
+Tensor MultiHeadAttention::attend_heads(const Tensor& Q, const Tensor& K, const Tensor& V, const AttentionMask& mask,
+                                        double tau, const SequenceContext& context) {
+    const bool recording = records_attention(context.observer);
+    switch (options_.kernel) {
+        case AttentionKernel::softmax: {
+            const Tensor A = attention_weights(Q, K, mask, tau);  // (B, H, T, S)
+            if (recording) record(context, A, Q, K);
+            return attend((*dropout_)(A), V);
+        }
+        case AttentionKernel::tiled:
+            if (recording) record(context, attention_weights(Q.detach(), K.detach(), mask, tau), Q, K);
+            return tiled_attention(Q, repeat_kv_heads(K), repeat_kv_heads(V),
+                                   {.causal = mask.causal, .key_padding_mask = mask.key_padding, .pattern_mask = mask.pattern,
+                                    .temperature = tau, .query_tile = options_.tiles.query_tile,
+                                    .key_tile = options_.tiles.key_tile});
+        case AttentionKernel::linear:
+            return linear_attention(Q, repeat_kv_heads(K), repeat_kv_heads(V),
+                                    {.causal = mask.causal, .key_padding_mask = mask.key_padding});
+    }
+    throw ValueError("MultiHeadAttention: unknown kernel");
 }
 
 Tensor MultiHeadAttention::forward(const Tensor& x, const SequenceContext& context) {
@@ -86,15 +156,17 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const SequenceContext& conte
         throw ShapeError("MultiHeadAttention: expected x (B, T, " + std::to_string(options_.d_model) +
                          ") and memory (B, S, " + std::to_string(options_.d_model) + "), got " +
                          to_string(x.shape()) + (cross ? " and " + to_string(source.shape()) : std::string()));
-    const Tensor Q = split_heads((*q_proj_)(x), options_.heads);          // (B, H, T, D)
-    const Tensor K = split_heads((*k_proj_)(source), options_.kv_heads);  // (B, H_kv, S, D)
+    Tensor Q = split_heads((*q_proj_)(x), options_.heads);          // (B, H, T, D)
+    Tensor K = split_heads((*k_proj_)(source), options_.kv_heads);  // (B, H_kv, S, D)
     const Tensor V = split_heads((*v_proj_)(source), options_.kv_heads);  // (B, H_kv, S, D)
+    // RoPE: scores ⟨R_i q_i, R_j k_j⟩ depend on positions only through i − j (self-attention only:
+    // a query and a memory position are not on one axis).
+    if (options_.rotary_base && !cross) Q = apply_rotary(Q, 0, *options_.rotary_base), K = apply_rotary(K, 0, *options_.rotary_base);
     const AttentionMask mask = mask_for(context, cross, x.size(1), source.size(1));
-    const double tau = options_.temperature.value_or(std::sqrt(static_cast<double>(head_width_))) * temperature_scale_;
-    const Tensor A = attention_weights(Q, K, mask, tau);  // (B, H, T, S)
-    if (keep_weights_) last_weights_ = A.detach(), last_queries_ = Q.detach(), last_keys_ = K.detach();
-    const Tensor heads = attend((*dropout_)(A), V);                       // (B, H, T, D)
-    return (*o_proj_)(merge_heads(heads));                                 // (B, T, C)
+    // τ = √d_k unless configured, times the observer's curriculum factor
+    const double tau = options_.temperature.value_or(std::sqrt(static_cast<double>(head_width_))) *
+                       temperature_scale(context.observer);
+    return (*o_proj_)(merge_heads(attend_heads(Q, K, V, mask, tau, context)));  // (B, T, C)
 }
 
 MultiHeadAttentionOptions MultiHeadAttention::options_from_config(config::JsonReader& config,
@@ -108,17 +180,20 @@ MultiHeadAttentionOptions MultiHeadAttention::options_from_config(config::JsonRe
     o.heads = config.integer("heads", 1, kUnbounded);
     o.kv_heads = config.integer("kv_heads", o.heads, 1, o.heads);
     o.bias = config.boolean("bias", true);
-    o.pattern = config.choice("pattern", "full", {"full", "sliding_window", "strided"});
-    if (o.pattern != "full") o.window = config.integer("window", 1, kUnbounded);
-    if (o.pattern == "strided") o.stride = config.integer("stride", 1, kUnbounded);
-    if (o.pattern == "strided") o.global_tokens = config.integer("global_tokens", 0, 0, kUnbounded);
+    o.kernel = *attention_choice_from_name<AttentionKernel>(
+        config.choice("kernel", name_of(o.kernel), attention_choice_names<AttentionKernel>()));
+    o.pattern = *attention_choice_from_name<AttentionPattern>(
+        config.choice("pattern", name_of(o.pattern), attention_choice_names<AttentionPattern>()));
+    if (o.pattern != AttentionPattern::full) o.window = config.integer("window", 1, kUnbounded);
+    if (o.pattern == AttentionPattern::strided) o.stride = config.integer("stride", 1, kUnbounded);
+    if (o.pattern == AttentionPattern::strided) o.global_tokens = config.integer("global_tokens", 0, 0, kUnbounded);
     if (config.has("temperature")) o.temperature = config.number("temperature", std::numeric_limits<double>::min(), kInfinity);
     o.dropout = config.number(dropout_key, dropout_default, 0.0, 0.999);
-    try {
-        check_options(o);
-    } catch (const ValueError& error) {
-        throw ConfigError(config.path() + ": " + error.what());
-    }
+    if (config.boolean("rotary", false)) o.rotary_base = config.number("rotary_base", 10000, 1, 1e12);
+    if (o.kernel == AttentionKernel::tiled)
+        o.tiles = {config.integer("query_tile", 128, 1, 4096), config.integer("key_tile", 128, 1, 4096)};
+    if (const std::string problem = attention_options_problem(o); !problem.empty())
+        throw ConfigError(config.path() + ": MultiHeadAttention: " + problem);
     return o;
 }
 

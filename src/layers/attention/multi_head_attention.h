@@ -1,13 +1,17 @@
-// Multi-head attention (seed 000 §4, seed 003 Def. 6.1), with grouped-query (GQA) and multi-query
-// (MQA) variants (seed 000 §9):
+// Multi-head attention (Vaswani et al. 2017 §3.2.2; docs/math/attention.md), with grouped-query
+// (GQA, Ainslie et al. 2023) and multi-query (MQA, Shazeer 2019) variants:
 //   MultiHead(X) = Concat(head_1 … head_H)·W_oᵀ + b_o,   head_h = Attention(X·W_q,hᵀ, M·W_k,gᵀ, M·W_v,gᵀ)
-// M = X for self-attention, M = context.memory (the encoder output) for cross-attention (seed 000 §7);
+// M = X for self-attention, M = context.memory (the encoder output) for cross-attention;
 // query head h reads key/value head g = ⌊h·H_kv / H⌋. kv_heads = heads is plain MHA, 1 is MQA.
+// The one attention layer of the framework: `kernel` picks how the heads are computed (the readable
+// softmax composition, the tiled online softmax, or linear attention), with the same projections,
+// parameter names and masks whichever it is.
 #pragma once
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "layers/attention/attention_choices.h"
 #include "layers/attention/masks.h"
 #include "layers/dropout.h"
 #include "layers/linear.h"
@@ -16,20 +20,34 @@
 
 namespace tf {
 
+// Rows of Q and of K/V per tile of the tiled kernel.
+struct AttentionTiles {
+    int64_t query_tile = 128;
+    int64_t key_tile = 128;
+};
+
 struct MultiHeadAttentionOptions {
     int64_t d_model = 0;   // C
     int64_t heads = 1;     // H; d_k = C / H
     int64_t kv_heads = 0;  // H_kv, dividing H; 0 means H (plain multi-head attention)
     bool bias = true;      // biases of the four projections
-    // Which keys each query may see besides the causal/padding masks:
-    // "full", "sliding_window" (window), or "strided" (window, stride, global_tokens); see masks.h.
-    std::string pattern = "full";
+    AttentionKernel kernel = AttentionKernel::softmax;
+    // Which keys each query may see besides the causal/padding masks (masks.h); window, stride and
+    // global_tokens are read by the patterns that use them.
+    AttentionPattern pattern = AttentionPattern::full;
     int64_t window = 0;
     int64_t stride = 0;
     int64_t global_tokens = 0;
-    std::optional<double> temperature{};  // τ; default √d_k
-    double dropout = 0.0;                 // on the attention weights, while training
+    std::optional<double> temperature{};  // τ; default √d_k (softmax and tiled kernels)
+    double dropout = 0.0;                 // on the attention weights, while training (softmax kernel)
+    // Rotary positions (RoPE, Su et al. 2021) on self-attention's Q and K with this base; none = off.
+    std::optional<double> rotary_base{};
+    AttentionTiles tiles{};               // tiled kernel only
 };
+
+// Why these options cannot be built, naming the keys involved ("kernel \"linear\" cannot apply
+// pattern \"sliding_window\""), or empty when they can.
+std::string attention_options_problem(const MultiHeadAttentionOptions& options);
 
 class MultiHeadAttention : public SequenceLayer {
 public:
@@ -38,42 +56,34 @@ public:
 
     // x: (B, T, C) → (B, T, C). Self-attention unless context.memory (B, S, C) is defined; then
     // cross-attention over it, hiding context.memory_padding_mask, never causal. Self-attention
-    // hides context.padding_mask's keys and, if context.causal, the future.
+    // hides context.padding_mask's keys and, if context.causal, the future. With an observer that
+    // asks, the weights (B, H, T, S) are recorded under this layer's name (not by the linear kernel,
+    // which never forms them), and τ is multiplied by the observer's temperature scale.
     Tensor forward(const Tensor& x, const SequenceContext& context) override;
 
-    // Keys: d_model (default: the model width; must equal it), heads, kv_heads, bias, pattern,
-    // window, stride, global_tokens, temperature, dropout.
+    // Keys: d_model (default: the model width; must equal it), heads, kv_heads, bias, kernel, pattern,
+    // window, stride, global_tokens, temperature, dropout, rotary, rotary_base, query_tile, key_tile.
     static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
     // Reads those keys into options (shared with the transformer blocks, whose attention dropout
     // sits under another key); errors name the JSON path.
     static MultiHeadAttentionOptions options_from_config(config::JsonReader& config, const LayerBuildContext& build,
                                                          const std::string& dropout_key, double dropout_default);
 
-    // With keep on, each forward stores its attention weights A (B, H, T, S), before dropout and
-    // detached from the tape, for analysis; off by default (it holds T·S numbers per head).
-    void set_keep_weights(bool keep) { keep_weights_ = keep; }
-    const Tensor& last_weights() const { return last_weights_; }  // undefined until kept
-    // With keep on, also the heads' queries (B, H, T, D) and keys (B, H_kv, S, D), for checking the
-    // scale of q·k on a trained model (seed 000 §2.3).
-    const Tensor& last_queries() const { return last_queries_; }
-    const Tensor& last_keys() const { return last_keys_; }
-
     const MultiHeadAttentionOptions& options() const { return options_; }
-    // τ is multiplied by `scale` (the temperature curriculum, seed 003 §13.3); 1 = as configured.
-    void set_temperature_scale(double scale) { temperature_scale_ = scale; }
 
 private:
     Tensor split_heads(const Tensor& x, int64_t heads) const;
     Tensor merge_heads(const Tensor& x) const;
+    Tensor repeat_kv_heads(const Tensor& x) const;
     AttentionMask mask_for(const SequenceContext& context, bool cross, int64_t T, int64_t S) const;
+    Tensor attend_heads(const Tensor& Q, const Tensor& K, const Tensor& V, const AttentionMask& mask, double tau,
+                        const SequenceContext& context);
+    void record(const SequenceContext& context, const Tensor& weights, const Tensor& Q, const Tensor& K) const;
 
     MultiHeadAttentionOptions options_;
     int64_t head_width_;  // D = d_k = C / H
     std::shared_ptr<Linear> q_proj_, k_proj_, v_proj_, o_proj_;
     std::shared_ptr<Dropout> dropout_;
-    bool keep_weights_ = false;
-    Tensor last_weights_, last_queries_, last_keys_;
-    double temperature_scale_ = 1.0;
 };
 
 }  // namespace tf
