@@ -3,6 +3,7 @@
 
 #include "autograd/error.h"
 #include "layers/attention/multi_head_attention.h"
+#include "layers/examples/alibi_attention.h"
 #include "layers/examples/local_conv_mixer.h"
 #include "layers/recurrent/recurrent_layer.h"
 #include "layers/transformer_block.h"
@@ -37,6 +38,7 @@ void register_builtin_layers(LayerRegistry& registry) {
     registry.add("gru", GRU::from_config);
     registry.add("lstm", LSTM::from_config);
     registry.add("local_conv_mixer", LocalConvMixer::from_config);  // the worked example of docs/extending.md
+    registry.add("alibi_attention", AlibiAttention::from_config);    // its attention example
 }
 
 const LayerRegistry& builtin_layers() {
