@@ -1,13 +1,21 @@
 #!/bin/bash
 # tapeformer vs the PyTorch peer in one sitting: for each repeat and thread count, each workload runs
-# in PyTorch (/work/shared/bench/torch_workloads.py, OpenBLAS forced to SkylakeX) and then in
+# in PyTorch ($PEER/torch_workloads.py, OpenBLAS forced to SkylakeX) and then in
 # `tapeformer bench`, back to back, so both see the same machine load. Prints medians over the
 # repeats, the spread, and ours/theirs ratios; raw JSON lines go to $OUT (default /tmp/tf-vs-torch).
+# $PEER, the shared bench folder, defaults to shared/bench beside the repository's directory.
 # Usage: bench/compare_torch.sh [REPEATS=3] [THREADS="2 1"] [STEPS=30]   (from the repository root)
 set -euo pipefail
 REPEATS=${REPEATS:-3}; THREADS=${THREADS:-"2 1"}; STEPS=${STEPS:-30}
 OUT=${OUT:-/tmp/tf-vs-torch}; mkdir -p "$OUT"
-PEER=/work/shared/bench
+PEER=${PEER:-$(dirname "$0")/../../shared/bench}
+for needed in torch_env.sh torch_workloads.py; do
+  if [ ! -f "$PEER/$needed" ]; then
+    echo "compare_torch.sh: $PEER/$needed is missing: the PyTorch peer lives in shared/bench beside the" \
+         "repository's directory; set PEER=/path/to/that/bench folder" >&2
+    exit 2
+  fi
+done
 TF=${TF:-build/tapeformer}
 source "$PEER/torch_env.sh" && torch_blas ob-skx
 : > "$OUT/results.jsonl"

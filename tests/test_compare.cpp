@@ -1,6 +1,6 @@
 // `compare` end to end on a tiny budget: the report lists every variant and every prediction,
 // report.json holds the numbers, every SVG is well-formed with one series per variant, and a
-// second call reuses the finished runs.
+// second call reuses the finished runs; without "predictions", any variants compare and none is judged.
 #include "catch.h"
 #include <filesystem>
 
@@ -118,4 +118,36 @@ TEST_CASE("a comparison with a bad variant is refused before its directory is ma
     REQUIRE_THROWS_WITH(run_compare(load_compare_config(path, {}), options),
                         Catch::StartsWith("variant \"transformer\": model.d_model") && Catch::Contains("heads"));
     CHECK_FALSE(std::filesystem::exists(root / "out"));
+}
+
+TEST_CASE("compare takes any two variants without predictions, and its table shows the validation loss", "[integration]") {
+    test::TempDir root;
+    nlohmann::json config = nlohmann::json::parse(kTinyComparison);
+    config.erase("predictions");
+    config["seeds"] = nlohmann::json::array({1});
+    const nlohmann::json transformer = config["variants"][2]["model"];
+    config["variants"] = nlohmann::json::array({{{"name", "ffn_narrow"}, {"model", transformer}}, {{"name", "ffn_wide"}, {"model", transformer}}});
+    config["variants"][1]["model"]["ffn_hidden"] = 32;
+    const std::string path = root / "ffn.json";
+    test::write_text(path, config.dump());
+    const std::string report = read_file(run_compare(load_compare_config(path, {}), {root / "out", "tapeformer compare ffn.json", true}));
+    CHECK(report.find("| best validation loss |") != std::string::npos);
+    CHECK(report.find("| ffn_wide |") != std::string::npos);
+    CHECK(report.find("predictions, measured") == std::string::npos);
+    const auto json = nlohmann::json::parse(read_file(root / "out/report.json"));
+    CHECK(json["predictions"].empty());
+    for (const auto& variant : json["variants"]) CHECK(variant["runs"][0]["best_valid_loss"].get<double>() > 0);
+}
+
+TEST_CASE("predictions that name a missing variant, or one variant twice, are config errors naming the path", "[unit]") {
+    test::TempDir root;
+    const std::string path = root / "bad.json";
+    auto config = nlohmann::json::parse(kTinyComparison);
+    config["variants"].erase(1);  // gru_attention, which the predictions still name
+    test::write_text(path, config.dump());
+    REQUIRE_THROWS_AS(load_compare_config(path, {}), ConfigError);
+    REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("predictions.attention: expected one of"));
+    config["predictions"]["attention"] = "gru";
+    test::write_text(path, config.dump());
+    REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("predictions.attention: expected a variant other than the baseline"));
 }

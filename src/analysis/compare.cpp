@@ -1,5 +1,6 @@
 // Writing the comparison report: the table, curves, accuracy by position, gradient flow,
-// dependency kernels, and the seed 003 §13.1 predictions, each held or not, with its numbers.
+// dependency kernels, and (when the config names their two variants) the seed 003 §13.1
+// predictions, each held or not, with its numbers.
 #include "analysis/compare.h"
 
 #include <cmath>
@@ -69,9 +70,9 @@ std::string verdict(double value, double low, double high) {
     return "held";
 }
 
-std::vector<Prediction> check_predictions(const CompareConfig& config, const Runs& runs) {
-    const auto& base = config.baseline;
-    const auto& attention = config.attention;
+std::vector<Prediction> check_predictions(const PredictionVariants& pair, const Runs& runs) {
+    const auto& base = pair.baseline;
+    const auto& attention = pair.attention;
     const double gain = mean_of(collect_metric(runs, attention, &train::EvalMetrics::token_accuracy)) -
                         mean_of(collect_metric(runs, base, &train::EvalMetrics::token_accuracy));
     const double variance_ratio = mean_of(collect(runs, base, &RunMeasurements::grad_norm_variance)) /
@@ -99,6 +100,13 @@ std::vector<Prediction> check_predictions(const CompareConfig& config, const Run
     return predictions;
 }
 
+void write_predictions(Report& report, const std::vector<Prediction>& predictions) {
+    report.heading(2, "Seed 003 §13.1 predictions, measured");
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& p : predictions) rows.push_back({p.claim, p.measured, p.verdict});
+    report.table({"prediction", "measured", "verdict"}, rows);
+}
+
 void write_table(Report& report, const CompareConfig& config, const Runs& runs) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& variant : config.variants) {
@@ -108,11 +116,12 @@ void write_table(Report& report, const CompareConfig& config, const Runs& runs) 
                         format_mean_std(collect(runs, v, &RunMeasurements::train_seconds), 3),
                         format_mean_std(collect(runs, v, &RunMeasurements::tokens_per_second), 3),
                         format_mean_std(collect(runs, v, &RunMeasurements::final_train_loss)),
+                        format_mean_std(collect(runs, v, &RunMeasurements::best_valid_loss)),
                         format_mean_std(collect_metric(runs, v, &train::EvalMetrics::token_accuracy)),
                         format_mean_std(collect_metric(runs, v, &train::EvalMetrics::sequence_accuracy))});
     }
     report.table({"variant", "parameters", "FLOPs/token (train)", "train time (s)", "tokens/s", "final train loss",
-                  "test token accuracy", "test sequence accuracy"}, rows);
+                  "best validation loss", "test token accuracy", "test sequence accuracy"}, rows);
 }
 
 std::vector<double> mean_accuracy_by_position(const Runs& runs, const std::string& variant) {
@@ -190,6 +199,7 @@ void write_json(const std::string& out, const CompareConfig& config, const Runs&
             runs_json.push_back({{"seed", run.seed}, {"dir", run.dir}, {"parameters", run.parameters},
                                  {"flops_per_token", finite(run.flops_per_token)}, {"train_seconds", run.train_seconds},
                                  {"tokens_per_second", finite(run.tokens_per_second)}, {"final_train_loss", finite(run.final_train_loss)},
+                                 {"best_valid_loss", finite(run.best_valid_loss)},
                                  {"test_loss", finite(run.test.loss)}, {"test_token_accuracy", finite(run.test.token_accuracy)},
                                  {"test_sequence_accuracy", finite(run.test.sequence_accuracy)},
                                  {"accuracy_by_position", by_position}, {"gradient_norm_by_distance", by_distance},
@@ -218,11 +228,8 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
                      nlohmann::json(config.seeds).dump() + " (mean ± standard deviation over seeds). Test metrics use each " +
                      "run's best validation checkpoint with teacher forcing.");
     write_table(report, config, runs);
-    const auto predictions = check_predictions(config, runs);
-    report.heading(2, "Seed 003 §13.1 predictions, measured");
-    std::vector<std::vector<std::string>> prediction_rows;
-    for (const auto& p : predictions) prediction_rows.push_back({p.claim, p.measured, p.verdict});
-    report.table({"prediction", "measured", "verdict"}, prediction_rows);
+    const auto predictions = config.predictions ? check_predictions(*config.predictions, runs) : std::vector<Prediction>{};
+    if (!predictions.empty()) write_predictions(report, predictions);
     write_curves(report, config, runs);
     write_json(out, config, runs, predictions);
     return report.write();

@@ -1,8 +1,9 @@
 // `tapeformer compare`: train several model variants on the same data, splits, seeds and budget,
 // measure each the same way, and write one report — the table, the curves, accuracy by position,
-// gradient norm by distance, dependency kernels — with the predictions of seed 003 §13.1 checked
-// against what was measured (held / not held, with the numbers).
+// gradient norm by distance, dependency kernels — and, when the config names a pure RNN and an
+// attention variant, the predictions of seed 003 §13.1 checked against what was measured.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,17 @@ struct CompareVariant {
     config::Json optimizer, train;    // optional per-variant overrides (merged over the shared ones)
 };
 
+// The two variants the seed 003 §13.1 predictions compare: a pure RNN and an attention model.
+struct PredictionVariants {
+    std::string baseline, attention;
+};
+
 struct CompareConfig {
     std::string name;
     std::vector<int64_t> seeds = {1};
     config::Json data, optimizer, train;  // shared by every variant
     std::vector<CompareVariant> variants;
-    std::string baseline, attention;      // the pure RNN and the attention model the predictions compare
+    std::optional<PredictionVariants> predictions;  // absent: the report judges no predictions
     int64_t examples = 8;                 // test examples for the gradient probes
     int64_t probes = 4;                   // random projections for the dependency kernel
     config::Json resolved;

@@ -1,5 +1,5 @@
 // Reading a comparison config: shared data/optimizer/train sections, the variants, which two the
-// seed predictions compare, and how much analysis to do.
+// seed predictions compare (optional), and how much analysis to do.
 #include <filesystem>
 #include <set>
 
@@ -32,6 +32,18 @@ CompareVariant read_variant(config::JsonReader& reader) {
     return variant;
 }
 
+// Both must name a listed variant, and two different ones: the predictions compare them.
+PredictionVariants read_prediction_variants(config::JsonReader& reader, const std::vector<std::string>& variant_names) {
+    PredictionVariants pair;
+    pair.baseline = reader.choice("baseline", variant_names);
+    pair.attention = reader.choice("attention", variant_names);
+    if (pair.attention == pair.baseline)
+        throw ConfigError(reader.path_of("attention") + ": expected a variant other than the baseline, got " +
+                          config::describe(pair.attention) + " for both");
+    reader.finish();
+    return pair;
+}
+
 }  // namespace
 
 CompareConfig load_compare_config(const std::string& path, const std::vector<std::string>& overrides) {
@@ -59,11 +71,10 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
         if (!names.insert(compare.variants.back().name).second)
             throw ConfigError("variants[" + std::to_string(i) + "].name: \"" + compare.variants.back().name + "\" is used twice");
     }
-    const std::vector<std::string> choices(names.begin(), names.end());
-    config::JsonReader predictions = top.object("predictions");
-    compare.baseline = predictions.choice("baseline", choices);
-    compare.attention = predictions.choice("attention", choices);
-    predictions.finish();
+    if (top.has("predictions")) {
+        config::JsonReader predictions = top.object("predictions");
+        compare.predictions = read_prediction_variants(predictions, {names.begin(), names.end()});
+    }
     if (top.has("analysis")) {
         config::JsonReader analysis = top.object("analysis");
         compare.examples = analysis.integer("examples", compare.examples, 1, 1000);

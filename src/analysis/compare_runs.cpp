@@ -124,7 +124,9 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     m.grad_norm_variance = second_half_variance(norm_steps, norms);
     m.final_train_loss = m.losses.empty() ? NAN : m.losses.back();
     m.tokens_per_second = mean_tokens_per_second(paths.metrics());
-    m.train_seconds = train::read_progress(paths.latest()).elapsed_seconds;
+    const train::TrainingProgress progress = train::read_progress(paths.latest());
+    m.train_seconds = progress.elapsed_seconds;
+    m.best_valid_loss = progress.best_valid_loss;
     m.test = train::evaluate(*run.model, train::evaluation_batches(run.dataset.test, run.config.data.batch_size, run.dataset.is_lm()));
     m.flops_per_token = training_flops_per_token(run);
     measure_gradients(run, compare, m);

@@ -17,6 +17,7 @@ struct RunMeasurements {
     double parameters = 0;         // trainable scalars
     double flops_per_token = 0;    // matmul FLOPs of one training step (forward + backward) per target token
     double train_seconds = 0, tokens_per_second = 0, final_train_loss = 0;
+    double best_valid_loss = 0;    // the validation loss of the best checkpoint, the one tested (NaN: never validated)
     train::EvalMetrics test;       // best weights, test split
     std::vector<double> loss_steps, losses, valid_steps, valid_accuracies;
     double grad_norm_variance = 0; // across the logged steps of the second half of training

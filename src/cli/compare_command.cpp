@@ -11,12 +11,14 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     auto path = std::make_shared<std::string>();
     auto overrides = std::make_shared<std::vector<std::string>>();
     auto options = std::make_shared<CompareOptions>();
-    auto* command = app.add_subcommand("compare", "Train RNN and attention variants side by side and report what differs.");
+    auto* command = app.add_subcommand("compare", "Train model variants on the same data and budget and report what differs.");
     command->add_option("config", *path, "the comparison config (configs/compare_*.json)")->required();
     command->add_option("--set", *overrides, "override a value: --set train.max_steps=500 (repeatable)");
     command->add_option("--run-dir", options->out_dir, "where to write (default: runs/<name>)");
     command->add_flag("--quiet", options->quiet, "no progress output");
-    command->footer("Examples:\n  tapeformer compare configs/compare_recall.json\n"
+    command->footer("The config lists at least two variants; an optional \"predictions\": {\"baseline\": RNN,\n"
+                    "\"attention\": VARIANT} judges the seed 003 predictions on those two (docs/experiments.md).\n"
+                    "Examples:\n  tapeformer compare configs/compare_recall.json\n"
                     "  tapeformer compare configs/compare_poetry.json --set seeds=[1,2,3]");
     command->callback([=, &exit_code] {
         options->command = "tapeformer compare " + *path;
