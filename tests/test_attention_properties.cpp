@@ -1,6 +1,7 @@
-// The theorems of the seeds, checked on our attention: weights on the simplex, masked keys with
-// exactly zero weight and gradient, convex hull, permutation equivariance, causality, temperature
-// limits, the √d_k scaling, parameter count, GQA/window/identity equivalences, the analytic backward.
+// What the math of attention promises (docs/math/attention.md, docs/math/theory.md), checked on our
+// attention: weights on the simplex, masked keys with exactly zero weight and gradient, convex hull,
+// permutation equivariance, causality, temperature limits, the √d_k scaling, parameter count,
+// GQA/window/identity equivalences, the analytic backward.
 #include "catch.h"
 #include <algorithm>
 #include <cmath>
@@ -30,7 +31,7 @@ Tensor permute_rows(const Tensor& x, const std::vector<int64_t>& order) {
     return index_select(x, 1, IndexTensor(order));
 }
 
-// A sinusoidal position table (seed 003 Def. 7.1), (1, T, C), added to the input in the test below.
+// A sinusoidal position table (Vaswani et al. 2017 §3.5), (1, T, C), added to the input in the test below.
 Tensor sinusoidal_positions(int64_t T, int64_t C) {
     Tensor table({1, T, C}, DType::f64);
     for (int64_t pos = 0; pos < T; ++pos)
@@ -43,7 +44,7 @@ Tensor sinusoidal_positions(int64_t T, int64_t C) {
 
 }  // namespace
 
-TEST_CASE("weights lie on the simplex and masked keys get exactly zero weight (seed 000 §2.2, §8)", "[property]") {
+TEST_CASE("weights lie on the simplex and masked keys get exactly zero weight (docs/math/theory.md §1)", "[property]") {
     const Qkv in = random_qkv(4, 5, 1);
     const Tensor padding = test::padding_mask(5, {0, 2});
     Tensor A;
@@ -63,7 +64,8 @@ TEST_CASE("weights lie on the simplex and masked keys get exactly zero weight (s
             }
 }
 
-TEST_CASE("padded keys get exactly zero gradient in dK and dV (seed 000 §3.2: dV = Aᵀ dO, A = 0 there)", "[property]") {
+TEST_CASE("padded keys get exactly zero gradient in dK and dV (docs/math/theory.md §1: dV = Aᵀ dO, A = 0 there)",
+          "[property]") {
     Qkv in = random_qkv(3, 4, 2);
     for (Tensor* t : {&in.Q, &in.K, &in.V}) t->set_requires_grad();
     const Tensor out = scaled_dot_product_attention(in.Q, in.K, in.V, {.key_padding = test::padding_mask(4, {1, 2})});
@@ -85,7 +87,8 @@ TEST_CASE("padded keys get exactly zero gradient in dK and dV (seed 000 §3.2: d
     }
 }
 
-TEST_CASE("each output is Σ_j w_j v_j with w on the simplex, inside the values' hull (seed 003 Thm 4.2)", "[property]") {
+TEST_CASE("each output is Σ_j w_j v_j with w on the simplex, inside the values' hull (docs/math/theory.md §1)",
+          "[property]") {
     const Qkv in = random_qkv(4, 4, 4);
     Tensor A;
     const Tensor out = scaled_dot_product_attention(in.Q, in.K, in.V, {.causal = true}, std::nullopt, &A);
@@ -106,7 +109,7 @@ TEST_CASE("each output is Σ_j w_j v_j with w on the simplex, inside the values'
                 }
 }
 
-TEST_CASE("self-attention without positions is permutation equivariant, positions break it (seed 003 Thm 7.1)",
+TEST_CASE("self-attention without positions is permutation equivariant, positions break it (docs/math/theory.md §2)",
           "[property]") {
     auto mha = test::make_attention({.d_model = 8, .heads = 2});
     test::randomize_parameters(*mha, 5);
@@ -122,7 +125,8 @@ TEST_CASE("self-attention without positions is permutation equivariant, position
     CHECK(test::max_relative_difference(with_positions, permute_rows((*mha)(x + P, {}), order)) > 1e-3);
 }
 
-TEST_CASE("causal SDPA and MHA: output at t is bit-identical when inputs after t change (seed 004)", "[property]") {
+TEST_CASE("causal SDPA and MHA: output at t is bit-identical when inputs after t change (Vaswani et al. 2017 §3.2.3)",
+          "[property]") {
     const int64_t T = 6, t = 2;
     Qkv in = random_qkv(T, T, 7, DType::f32);
     auto mha = test::make_attention({.d_model = 8, .heads = 2, .kv_heads = 1}, 8, DType::f32);
@@ -145,7 +149,8 @@ TEST_CASE("causal SDPA and MHA: output at t is bit-identical when inputs after t
     CHECK(slice(mha_after, 1, t + 1, T).to_vector() != slice(mha_before, 1, t + 1, T).to_vector());
 }
 
-TEST_CASE("temperature limits: τ→0 gives the argmax one-hot, τ→∞ uniform weights (seed 003 Thm 4.3)", "[property]") {
+TEST_CASE("temperature limits: τ→0 gives the argmax one-hot, τ→∞ uniform weights (docs/math/theory.md §3)",
+          "[property]") {
     const Qkv in = random_qkv(4, 5, 10);
     Tensor cold, hot;
     scaled_dot_product_attention(in.Q, in.K, in.V, {}, 1e-4, &cold);
@@ -160,7 +165,7 @@ TEST_CASE("temperature limits: τ→0 gives the argmax one-hot, τ→∞ uniform
         }
 }
 
-TEST_CASE("Var(q·k) ≈ d_k, and ≈ 1 after dividing by √d_k (seed 000 §2.3, seed 003 Thm 4.4)", "[property]") {
+TEST_CASE("Var(q·k) ≈ d_k, and ≈ 1 after dividing by √d_k (Vaswani et al. 2017 §3.2.1, footnote 4)", "[property]") {
     // N = 50000 pairs with d_k = 64: q·k has kurtosis 3 + 6/d_k, so the sample variance's relative
     // standard error is √((2 + 6/d_k)/N) ≈ 0.65%; 4% is a 6σ tolerance. The mean's standard error is
     // √(Var/N) (0.036 unscaled, 0.0045 scaled); we allow 6 of them.
@@ -177,7 +182,8 @@ TEST_CASE("Var(q·k) ≈ d_k, and ≈ 1 after dividing by √d_k (seed 000 §2.3
     }
 }
 
-TEST_CASE("multi-head attention has 4·d² + 4·d parameters, whatever the head count (seed 000 §4.3)", "[property]") {
+TEST_CASE("multi-head attention has 4·d² + 4·d parameters, whatever the head count (docs/math/attention.md)",
+          "[property]") {
     for (const int64_t d : {8, 12})
         for (const int64_t heads : {1, 2, 4}) {
             INFO("d = " << d << ", heads = " << heads);
@@ -185,7 +191,8 @@ TEST_CASE("multi-head attention has 4·d² + 4·d parameters, whatever the head 
         }
 }
 
-TEST_CASE("GQA and MQA equal plain MHA whose K/V heads repeat the group's shared head (seed 000 §9)", "[property]") {
+TEST_CASE("GQA and MQA equal plain MHA whose K/V heads repeat the group's shared head (Ainslie et al. 2023)",
+          "[property]") {
     const int64_t C = 8, H = 4, D = C / H;
     Rng rng(13);
     const Tensor x = test::random_tensor({2, 5, C}, rng);
@@ -211,7 +218,7 @@ TEST_CASE("GQA and MQA equal plain MHA whose K/V heads repeat the group's shared
     }
 }
 
-TEST_CASE("a sliding window of width ≥ 2T equals full attention (seed 000 §10)", "[property]") {
+TEST_CASE("a sliding window of width ≥ 2T equals full attention (Beltagy et al. 2020)", "[property]") {
     const int64_t T = 5;
     auto full = test::make_attention({.d_model = 8, .heads = 2});
     auto windowed = test::make_attention({.d_model = 8, .heads = 2, .pattern = AttentionPattern::sliding_window, .window = 2 * T});
@@ -224,7 +231,8 @@ TEST_CASE("a sliding window of width ≥ 2T equals full attention (seed 000 §10
     CHECK(test::max_relative_difference((*narrow)(x, {}), (*full)(x, {})) > 1e-6);
 }
 
-TEST_CASE("one-head MHA with identity projections is plain SDPA (seed 003 Def. 4.1 with W = I)", "[property]") {
+TEST_CASE("one-head MHA with identity projections is plain SDPA (Vaswani et al. 2017 §3.2.2 with W = I)",
+          "[property]") {
     const int64_t C = 4;
     auto mha = test::make_attention({.d_model = C, .heads = 1});
     auto state = mha->state_dict();
@@ -239,7 +247,7 @@ TEST_CASE("one-head MHA with identity projections is plain SDPA (seed 003 Def. 4
     CHECK(test::max_relative_difference((*mha)(x, {.causal = true}), expected) < 1e-14);
 }
 
-TEST_CASE("the tape's gradients equal seed 000 §3.2's analytic attention backward", "[property]") {
+TEST_CASE("the tape's gradients equal the analytic attention backward of docs/math/attention.md", "[property]") {
     Qkv in = random_qkv(4, 5, 16);
     for (Tensor* t : {&in.Q, &in.K, &in.V}) t->set_requires_grad();
     Tensor A;

@@ -1,5 +1,5 @@
 // Positional encodings: the sinusoidal table by its formula and its relative-position rotation
-// (seed 003 Thm 7.2), offsets, the √C input scale, and the learned table's parameter and gradient.
+// (Vaswani et al. 2017 §3.5), offsets, the √C input scale, and the learned table's parameter and gradient.
 #include "catch.h"
 #include <cmath>
 
@@ -37,7 +37,7 @@ TEST_CASE("sinusoidal forward adds the rows from offset, optionally scaling x by
     REQUIRE_THROWS_WITH(plain(x, 14), Catch::Contains("max_len 16"));
 }
 
-// Thm 7.2: PE(pos + k) = T_k·PE(pos), T_k block-diagonal with one 2×2 rotation per frequency ω_i:
+// Vaswani et al. 2017 §3.5: PE(pos + k) = T_k·PE(pos), T_k block-diagonal with one 2×2 rotation per frequency ω_i:
 //   [sin((p+k)ω)]   [ cos kω   sin kω] [sin pω]
 //   [cos((p+k)ω)] = [−sin kω   cos kω] [cos pω]
 TEST_CASE("sinusoidal PE(pos + k) = T_k·PE(pos) with T_k independent of pos", "[property]") {

@@ -1,6 +1,7 @@
 // What recurrent layers promise beyond single steps: padded items behave as if run alone, the
-// reverse direction starts at each item's last valid step, outputs are causal, and (seed 002) the
-// gradient through a tanh RNN with small recurrent weights vanishes geometrically with distance.
+// reverse direction starts at each item's last valid step, outputs are causal, and the gradient
+// through a tanh RNN with small recurrent weights vanishes geometrically with distance (Bengio et al.
+// 1994; Pascanu et al. 2013).
 #include "catch.h"
 #include <cmath>
 
@@ -95,7 +96,7 @@ TEMPLATE_TEST_CASE("causal: the output at step t is unchanged when inputs after 
     }
 }
 
-// Seed 002: ∂h_T/∂h_t = Π_{k=t+1..T} ∂h_k/∂h_{k−1},  ∂h_k/∂h_{k−1} = diag(1 − h_k²)·W_hh for tanh.
+// Pascanu et al. 2013: ∂h_T/∂h_t = Π_{k=t+1..T} ∂h_k/∂h_{k−1},  ∂h_k/∂h_{k−1} = diag(1 − h_k²)·W_hh for tanh.
 // Each factor has ‖·‖_F ≤ ‖W_hh‖_F (|1 − h²| ≤ 1), so with ‖W_hh‖_F = 1/2 the Jacobian norm falls by at
 // least half per step of distance: it vanishes geometrically in T − t.
 TEST_CASE("tanh RNN with small recurrent weights: ‖∂h_T/∂h_t‖ decays geometrically (vanishing gradient)",

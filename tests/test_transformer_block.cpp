@@ -81,7 +81,8 @@ TEST_CASE("post-LN ends in a layer norm, pre-LN keeps the residual stream open",
     CHECK((*pre)(x, {.memory = test::random_tensor({2, 5, 4}, rng)}).to_vector() == x.to_vector());
 }
 
-TEST_CASE("decoder block output at t is bit-identical when targets after t change (seed 004)", "[property]") {
+TEST_CASE("decoder block output at t is bit-identical when targets after t change (Vaswani et al. 2017 §3.2.3)",
+          "[property]") {
     const int64_t T = 5, t = 1;
     auto block = make_block<TransformerDecoderBlock>(small_block(GENERATE(true, false), "relu"), 40, DType::f32);
     Rng rng(41);

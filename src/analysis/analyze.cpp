@@ -84,7 +84,7 @@ nlohmann::json report_attention(Report& report, const std::vector<AttentionRecor
     return maps;
 }
 
-// √d_k check on the trained model's real queries and keys (seed 000 §2.3, seed 004 appendix).
+// √d_k check on the trained model's real queries and keys (Vaswani et al. 2017 §3.2.1, footnote 4).
 nlohmann::json report_scale(Report& report, const std::vector<AttentionRecord>& records) {
     nlohmann::json checks = nlohmann::json::array();
     std::vector<std::vector<std::string>> rows;
@@ -98,13 +98,14 @@ nlohmann::json report_scale(Report& report, const std::vector<AttentionRecord>& 
     }
     if (rows.empty()) return checks;
     report.heading(2, "The √d_k scale on real queries and keys");
-    report.paragraph("For independent unit-variance components, Var(q·k) = d_k and Var(q·k/√d_k) = 1 (seed 000 §2.3). "
+    report.paragraph("For independent unit-variance components, Var(q·k) = d_k and Var(q·k/√d_k) = 1 "
+                     "(Vaswani et al. 2017 §3.2.1, footnote 4). "
                      "A trained model's q and k are neither independent nor unit-variance; this is what they are.");
     report.table({"attention", "d_k", "Var(q_d)", "Var(k_d)", "Var(q·k)", "Var(q·k/√d_k)"}, rows);
     return checks;
 }
 
-// The dependency kernel K(i, j) = ‖∂y_i/∂x_j‖ (seed 003 Def. 1.2) and its receptive field (Def. 9.1).
+// The dependency kernel K(i, j) = ‖∂y_i/∂x_j‖ and its receptive field (docs/math/theory.md §4, §5).
 nlohmann::json report_dependency(Report& report, SequenceModel& model, const AnalysisExample& example, int64_t probes) {
     Rng rng(7);
     const Matrix kernel = dependency_kernel(model, example.input, probes, rng);
@@ -115,7 +116,8 @@ nlohmann::json report_dependency(Report& report, SequenceModel& model, const Ana
                                                   "norm", kernel, inputs, example.target_labels});
     double mean_field = 0;
     for (int64_t size : field) mean_field += static_cast<double>(size) / static_cast<double>(field.size());
-    report.paragraph("Effective receptive field (seed 003 Def. 9.1, ε = 1% of each row's largest entry): on average " +
+    report.paragraph("Effective receptive field (docs/math/theory.md §5, ε = 1% of each row's largest entry): "
+                     "on average " +
                      format_number(mean_field) + " of " + std::to_string(kernel.empty() ? 0 : kernel[0].size()) +
                      " input positions per output position.");
     return {{"kernel", kernel}, {"receptive_field", field}, {"mean_receptive_field", mean_field}, {"probes", probes}};

@@ -1,5 +1,5 @@
 // What an attention head does, in numbers: how spread out its weights are (entropy), how far it
-// looks (mean distance), and whether q·k really has the scale √d_k assumes (seed 000 §2.3).
+// looks (mean distance), and whether q·k really has the scale √d_k assumes (Vaswani et al. 2017 §3.2.1).
 #pragma once
 #include <vector>
 

@@ -1,6 +1,6 @@
 // Writing the comparison report: the table, curves, accuracy by position, gradient flow,
-// dependency kernels, and (when the config names their two variants) the seed 003 §13.1
-// predictions, each held or not, with its numbers.
+// dependency kernels, and (when the config names their two variants) the predictions of
+// docs/math/theory.md §7, each held or not, with its numbers.
 #include "analysis/compare.h"
 
 #include <cmath>
@@ -101,7 +101,7 @@ std::vector<Prediction> check_predictions(const PredictionVariants& pair, const 
 }
 
 void write_predictions(Report& report, const std::vector<Prediction>& predictions) {
-    report.heading(2, "Seed 003 §13.1 predictions, measured");
+    report.heading(2, "Attention-versus-RNN predictions, measured");
     std::vector<std::vector<std::string>> rows;
     for (const auto& p : predictions) rows.push_back({p.claim, p.measured, p.verdict});
     report.table({"prediction", "measured", "verdict"}, rows);
@@ -164,7 +164,8 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
     report.paragraph("Mean norm of the loss gradient at target position i with respect to the input vector at source "
                      "position j, by their distance in the stream a recurrence reads — all S source tokens, then the "
                      "target — d = S − j + i (for a language model d = i − j). First seed, mean over the probed test "
-                     "examples. Seed 002: an RNN's gradient decays with that path length; attention's need not.");
+                     "examples. Through an RNN the gradient decays with that path length (vanishing gradients, "
+                     "Bengio et al. 1994); attention's need not (docs/math/theory.md §6).");
     report.plot("gradient_by_distance", by_distance);
     std::vector<std::vector<std::string>> rows;
     for (const auto& variant : config.variants)
@@ -174,8 +175,8 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
     report.table({"variant", "variance of the gradient norm (late steps)", "effective receptive field (positions)",
                   "input length"}, rows);
     report.heading(2, "Dependency kernels");
-    report.paragraph("K(i, j) = ||dy_i/dx_j|| (seed 003 Def. 1.2) for the first test example, first seed; the effective "
-                     "receptive field counts the j with K(i, j) above 1% of row i's largest (Def. 9.1).");
+    report.paragraph("K(i, j) = ||dy_i/dx_j|| (docs/math/theory.md §4) for the first test example, first seed; the "
+                     "effective receptive field counts the j with K(i, j) above 1% of row i's largest (§5).");
     for (const auto& variant : config.variants)
         for (const auto& run : runs)
             if (run.variant == variant.name) {

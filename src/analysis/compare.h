@@ -1,7 +1,7 @@
 // `tapeformer compare`: train several model variants on the same data, splits, seeds and budget,
 // measure each the same way, and write one report — the table, the curves, accuracy by position,
 // gradient norm by distance, dependency kernels — and, when the config names a pure RNN and an
-// attention variant, the predictions of seed 003 §13.1 checked against what was measured.
+// attention variant, the predictions of docs/math/theory.md §7 checked against what was measured.
 #pragma once
 #include <optional>
 #include <string>
@@ -17,7 +17,7 @@ struct CompareVariant {
     config::Json optimizer, train;    // optional per-variant overrides (merged over the shared ones)
 };
 
-// The two variants the seed 003 §13.1 predictions compare: a pure RNN and an attention model.
+// The two variants the predictions of docs/math/theory.md §7 compare: a pure RNN and an attention model.
 struct PredictionVariants {
     std::string baseline, attention;
 };

@@ -1,6 +1,6 @@
 // Gradient probes: how much each output position depends on each input position.
 //
-// Dependency kernel (seed 003 Def. 1.2):  K(i, j) = ‖∂y_i / ∂x_j‖_F, y_i the logits at target
+// Dependency kernel (docs/math/theory.md §4):  K(i, j) = ‖∂y_i / ∂x_j‖_F, y_i the logits at target
 // position i, x_j the model's input vector at source position j (probe_inputs in models/model.h).
 // One forward and one backward give all of it: the example is repeated once per (i, probe) as a
 // batch, and row r's output gradient is a random vector u at position i only, so row r's input
@@ -22,7 +22,7 @@ Matrix dependency_kernel(SequenceModel& model, const ModelInput& example, int64_
 // ‖∂L_i/∂x_j‖ for one example: L_i the cross-entropy at target position i (targets: (1, T)).
 Matrix loss_gradient_norms(SequenceModel& model, const ModelInput& example, const IndexTensor& targets, int64_t pad);
 
-// Effective receptive field (seed 003 Def. 9.1): |{j : K(i, j) > ε · max_j K(i, j)}| for each i.
+// Effective receptive field (docs/math/theory.md §5): |{j : K(i, j) > ε · max_j K(i, j)}| for each i.
 std::vector<int64_t> effective_receptive_field(const Matrix& kernel, double relative_epsilon);
 
 // Mean of matrix[i][j] over the pairs at each distance d = offset + i − j (index d of the result;

@@ -17,7 +17,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     command->add_option("--run-dir", options->out_dir, "where to write (default: runs/<name>)");
     command->add_flag("--quiet", options->quiet, "no progress output");
     command->footer("The config lists at least two variants; an optional \"predictions\": {\"baseline\": RNN,\n"
-                    "\"attention\": VARIANT} judges the seed 003 predictions on those two (docs/experiments.md).\n"
+                    "\"attention\": VARIANT} judges the predictions of docs/math/theory.md §7 on those two.\n"
                     "Examples:\n  tapeformer compare configs/compare_recall.json\n"
                     "  tapeformer compare configs/compare_poetry.json --set seeds=[1,2,3]");
     command->callback([=, &exit_code] {

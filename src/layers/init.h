@@ -1,6 +1,6 @@
 // Parameter initialisation schemes, chosen by name in configs, drawn from a seeded Rng.
 //   xavier_uniform:  U(−a, a),  a = √(6 / (fan_in + fan_out))        (Glorot & Bengio)
-//   kaiming_normal:  N(0, 2 / fan_in)                                 (He et al.; the seeds' "He init")
+//   kaiming_normal:  N(0, 2 / fan_in)                                 (He et al. 2015)
 //   normal:          N(0, std²)
 //   zeros, ones
 #pragma once

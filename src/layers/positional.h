@@ -1,13 +1,14 @@
-// Positional encodings: what tells attention, permutation-equivariant without them (seed 003
-// Thm 7.1), where each token sits. Both add a (T, C) table slice to x (B, T, C), starting at `offset`
-// (the position of x's first step, so a decoder fed one token at a time adds the right row).
+// Positional encodings: what tells attention, permutation-equivariant without them
+// (docs/math/theory.md §2), where each token sits. Both add a (T, C) table slice to x (B, T, C),
+// starting at `offset` (the position of x's first step, so a decoder fed one token at a time adds
+// the right row).
 #pragma once
 #include "layers/init.h"
 #include "layers/module.h"
 
 namespace tf {
 
-// Seed 003 Def. 7.1, a fixed table with no parameters:
+// Vaswani et al. 2017 §3.5, a fixed table with no parameters:
 //   PE(pos, 2i) = sin(pos · ω_i),  PE(pos, 2i+1) = cos(pos · ω_i),  ω_i = 1 / 10000^{2i/C}
 // sqrt_width scales the input first, x·√C + PE, as the Transformer does to token embeddings
 // (torch_workloads.py TransformerAE.embed); the caller chooses.

@@ -1,5 +1,6 @@
-// RNN encoder-decoder, with or without attention (the baselines of seed 003 §10 and W2/W3 of the
-// reference workloads). The encoder is an RNN/GRU/LSTM layer over the source embeddings.
+// RNN encoder-decoder, with or without attention (Sutskever et al. 2014 and Cho et al. 2014; with
+// attention Bahdanau et al. 2015), W2/W3 of the reference workloads. The encoder is an
+// RNN/GRU/LSTM layer over the source embeddings.
 //   without attention (W3):  the decoder layer starts from the encoder's final state and reads the
 //                            target embeddings;  logits_t = W_out s_t
 //   with attention (W2):     s_0 = tanh(W_init h_S); each step attends over all encoder states

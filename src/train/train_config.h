@@ -1,5 +1,5 @@
 // The "train" and "decode" sections of a run config: budgets, logging, evaluation, checkpoints,
-// and the attention-temperature curriculum of seed 003 §13.3.
+// and the attention-temperature curriculum (docs/math/theory.md §8).
 #pragma once
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-// Attention inside an RNN decoder, one decoder step at a time (seed 003 Def. 10.1:
+// Attention inside an RNN decoder, one decoder step at a time (Bahdanau et al. 2015 §3.1:
 // context_t = Attention(query = s_t, keys = H, values = H)). The keys are projected once per source
 // sequence (precompute_keys), then every step only projects its query.
 //   additive (Bahdanau):  score(s, h_j) = vᵀ tanh(W_q s + W_k h_j)

@@ -1,7 +1,7 @@
 // Attention masks: which keys a query may not see. Every builder returns a 0/1 f32 tensor with
-// 1 = hidden, ready for masked_fill(scores, mask, −∞) (seed 000 §8: hidden scores become −∞, so
-// after the softmax they get exactly zero weight). Query i of T sits at key position i + (S − T), so
-// every pattern also works when the keys extend further back than the queries (S > T).
+// 1 = hidden, ready for masked_fill(scores, mask, −∞) (Vaswani et al. 2017 §3.2.3: hidden scores
+// become −∞, so after the softmax they get exactly zero weight). Query i of T sits at key position
+// i + (S − T), so every pattern also works when the keys extend further back than the queries (S > T).
 #pragma once
 #include <cstdint>
 
@@ -9,19 +9,20 @@
 
 namespace tf {
 
-// Causal (seed 000 §8, seed 004): key j hidden from query i when j > i + (S − T).     → (T, S)
+// Causal (Vaswani et al. 2017 §3.2.3): key j hidden from query i when j > i + (S − T).     → (T, S)
 Tensor causal_mask(int64_t T, int64_t S);
 
 // Key padding: padding (B, S) with 1 at padded keys → (B, 1, 1, S), broadcasting over heads and queries.
 Tensor padding_mask_to_keys(const Tensor& padding);
 
-// Local attention of width w (seed 000 §10), with p = i + (S − T) the query's key position:
+// Local attention of width w (Beltagy et al. 2020), with p = i + (S − T) the query's key position:
 //   non-causal: key j hidden when |p − j| > w/2           (w/2 keys either side, real division)
 //   causal:     key j hidden unless p − w < j ≤ p          (the w most recent keys, itself included)   → (T, S)
 Tensor sliding_window_mask(int64_t T, int64_t S, int64_t window, bool causal);
 
-// Strided sparse attention (seed 000 §6.3: local window + strided + global tokens, as in the Sparse
-// Transformer and Longformer). With p = i + (S − T), key j is VISIBLE to query i when any holds:
+// Strided sparse attention: local window + strided + global tokens, as in the Sparse Transformer
+// (Child et al. 2019) and Longformer (Beltagy et al. 2020). With p = i + (S − T), key j is VISIBLE
+// to query i when any holds:
 //   |p − j| ≤ w/2                      the local window (as sliding_window_mask, non-causal)
 //   (p − j) mod stride = 0             every stride-th key counted back (and forward) from the query
 //   j < g                              the first g keys are global: every query sees them

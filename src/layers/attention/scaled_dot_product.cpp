@@ -58,7 +58,7 @@ Tensor unstack_groups(const Tensor& x, int64_t group) {
 }
 
 double temperature_for(const Tensor& Q, std::optional<double> temperature) {
-    const double tau = temperature.value_or(std::sqrt(static_cast<double>(Q.size(-1))));  // seed 003 Def. 4.3
+    const double tau = temperature.value_or(std::sqrt(static_cast<double>(Q.size(-1))));  // Vaswani et al. 2017 §3.2.1
     if (!(tau > 0.0 && std::isfinite(tau)))
         throw ValueError(std::string(kOp) + ": temperature must be positive and finite, got " + std::to_string(tau));
     return tau;

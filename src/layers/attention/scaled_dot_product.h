@@ -1,12 +1,13 @@
-// Scaled dot-product attention (seed 000 §2, seed 003 Def. 4.3), composed of ops only — the tape
+// Scaled dot-product attention (Vaswani et al. 2017 §3.2.1), composed of ops only — the tape
 // differentiates it, there is no hand-written backward:
 //   Attention(Q, K, V) = softmax(mask(Q·Kᵀ / τ)) · V        τ = √d_k unless given
 // Masked scores become −∞, so hidden keys get exactly zero weight and zero gradient; a query that
 // sees no key at all gets a zero output row (the softmax op turns an all −∞ row into zeros).
 //
-// Grouped queries (GQA/MQA, seed 000 §9): Q may have H heads on axis −3 while K and V have H_kv,
-// H a multiple of H_kv; query head h then reads key/value head ⌊h / (H/H_kv)⌋. No K/V copy is made:
-// the G = H/H_kv query heads of a group are stacked as G·T rows against their one shared K.
+// Grouped queries (GQA, Ainslie et al. 2023; MQA, Shazeer 2019): Q may have H heads on axis −3
+// while K and V have H_kv, H a multiple of H_kv; query head h then reads key/value head
+// ⌊h / (H/H_kv)⌋. No K/V copy is made: the G = H/H_kv query heads of a group are stacked as G·T
+// rows against their one shared K.
 #pragma once
 #include <optional>
 
