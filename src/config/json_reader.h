@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/error.h"
+#include "config/enum_names.h"
 
 namespace tf::config {
 
@@ -41,6 +42,18 @@ public:
     // A string that must be one of `choices`.
     std::string choice(const std::string& key, const std::vector<std::string>& choices);
     std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices);
+    // A choice read straight into an enum, its names from enum_names(Enum{}) (config/enum_names.h):
+    // the same checks and messages as the string forms, so only the reader ever sees the name.
+    template <class Enum>
+        requires std::is_enum_v<Enum>
+    Enum choice(const std::string& key) {
+        return *enum_from_name<Enum>(choice(key, enum_name_list<Enum>()));
+    }
+    template <class Enum>
+        requires std::is_enum_v<Enum>
+    Enum choice(const std::string& key, Enum fallback) {
+        return *enum_from_name<Enum>(choice(key, name_of(fallback), enum_name_list<Enum>()));
+    }
     std::vector<int64_t> integers(const std::string& key, int64_t min, int64_t max);
     // A nested object, read with its own reader (its own unknown-key check).
     JsonReader object(const std::string& key);

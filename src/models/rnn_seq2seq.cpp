@@ -8,14 +8,14 @@ namespace tf {
 
 RnnSeq2SeqOptions read_rnn_seq2seq_options(config::JsonReader& section) {
     RnnSeq2SeqOptions options;
-    options.cell = section.choice("cell", options.cell, {"rnn", "gru", "lstm"});
+    options.cell = section.choice("cell", options.cell);
     options.embedding_size = section.integer("embedding_size", options.embedding_size, 1, 65536);
     options.hidden_size = section.integer("hidden_size", options.hidden_size, 1, 65536);
     options.num_layers = section.integer("num_layers", options.num_layers, 1, 16);
     options.bidirectional_encoder = section.boolean("bidirectional_encoder", options.bidirectional_encoder);
-    options.attention = section.choice("attention", options.attention, {"none", "additive", "luong_dot", "luong_general"});
+    options.attention = section.choice("attention", options.attention);
     options.dropout = section.number("dropout", options.dropout, 0.0, 0.99);
-    if (options.attention == "luong_dot" && options.bidirectional_encoder)
+    if (options.attention == RnnAttentionKind::luong_dot && options.bidirectional_encoder)
         throw ConfigError(section.path_of("attention") + ": \"luong_dot\" needs encoder and decoder states of one width; "
                           "with a bidirectional encoder use \"luong_general\" or \"additive\"");
     return options;
@@ -23,16 +23,16 @@ RnnSeq2SeqOptions read_rnn_seq2seq_options(config::JsonReader& section) {
 
 namespace {
 
-std::shared_ptr<RecurrentLayer> make_layer(const std::string& cell, const RecurrentOptions& options, Rng& rng,
+std::shared_ptr<RecurrentLayer> make_layer(RecurrentCellKind cell, const RecurrentOptions& options, Rng& rng,
                                            std::shared_ptr<Rng> dropout_rng) {
-    if (cell == "rnn") return std::make_shared<RNN>(options, rng, dropout_rng);
-    if (cell == "gru") return std::make_shared<GRU>(options, rng, dropout_rng);
+    if (cell == RecurrentCellKind::rnn) return std::make_shared<RNN>(options, rng, dropout_rng);
+    if (cell == RecurrentCellKind::gru) return std::make_shared<GRU>(options, rng, dropout_rng);
     return std::make_shared<LSTM>(options, rng, dropout_rng);
 }
 
-std::shared_ptr<RecurrentCell> make_cell(const std::string& cell, int64_t input, int64_t hidden, Rng& rng, DType dtype) {
-    if (cell == "rnn") return std::make_shared<RNNCell>(input, hidden, RNNCell::Nonlinearity::tanh, std::nullopt, rng, dtype);
-    if (cell == "gru") return std::make_shared<GRUCell>(input, hidden, std::nullopt, rng, dtype);
+std::shared_ptr<RecurrentCell> make_cell(RecurrentCellKind cell, int64_t input, int64_t hidden, Rng& rng, DType dtype) {
+    if (cell == RecurrentCellKind::rnn) return std::make_shared<RNNCell>(input, hidden, RNNCell::Nonlinearity::tanh, std::nullopt, rng, dtype);
+    if (cell == RecurrentCellKind::gru) return std::make_shared<GRUCell>(input, hidden, std::nullopt, rng, dtype);
     return std::make_shared<LSTMCell>(input, hidden, std::nullopt, rng, dtype);
 }
 
@@ -50,7 +50,7 @@ RnnSeq2Seq::RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext
     : SequenceModel(build.dropout_rng), options_(options), vocab_size_(build.vocab_size) {
     Rng rng(build.seed);
     const int64_t E = options.embedding_size, H = options.hidden_size, V = build.vocab_size;
-    const InitScheme embedding_init{"normal", 1.0}, linear_init{"xavier_uniform", 0.0};
+    const InitScheme embedding_init{InitKind::normal, 1.0}, linear_init{InitKind::xavier_uniform, 0.0};
     src_embedding_ = register_module("src_embedding", std::make_shared<Embedding>(V, E, build.pad_id, embedding_init, rng, build.dtype));
     tgt_embedding_ = register_module("tgt_embedding", std::make_shared<Embedding>(V, E, build.pad_id, embedding_init, rng, build.dtype));
     RecurrentOptions encoder_options{E, H, options.num_layers, options.bidirectional_encoder, options.dropout,
@@ -60,11 +60,11 @@ RnnSeq2Seq::RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext
     if (has_attention()) {
         decoder_cell_ = register_module("decoder_cell", make_cell(options.cell, E + H_enc, H, rng, build.dtype));
         bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, true, linear_init, rng, build.dtype));
-        if (options.attention == "additive")
+        if (options.attention == RnnAttentionKind::additive)
             additive_ = register_module("attention", std::make_shared<AdditiveAttention>(H, H_enc, H, linear_init, rng, build.dtype));
         else
             luong_ = register_module("attention", std::make_shared<LuongAttention>(
-                options.attention == "luong_dot" ? LuongAttention::Score::dot : LuongAttention::Score::general, H, H_enc,
+                options.attention == RnnAttentionKind::luong_dot ? LuongAttention::Score::dot : LuongAttention::Score::general, H, H_enc,
                 linear_init, rng, build.dtype));
         output_ = register_module("output", std::make_shared<Linear>(H + H_enc + E, V, true, linear_init, rng, build.dtype));
     } else {
@@ -92,7 +92,7 @@ RnnSeq2Seq::Encoded RnnSeq2Seq::encode(const ModelInput& input) {
         return dirs == 1 ? parts[0] : concat(parts, 1);
     };
     Encoded result{encoded.outputs, {}};
-    const bool lstm = options_.cell == "lstm";
+    const bool lstm = options_.cell == RecurrentCellKind::lstm;
     if (has_attention()) {
         // s_0 = tanh(W_init h_S) from the last encoder layer; an LSTM's c_0 starts at 0.
         const Tensor s0 = tanh((*bridge_)(layer_final(encoder_->num_layers() - 1, false)));
@@ -148,7 +148,7 @@ Tensor RnnSeq2Seq::forward(const ModelInput& input) {
         features.push_back(reshape(feature, {B, 1, -1}));
         if (keep_maps_) weights.push_back(reshape(step_weights.detach(), {B, 1, 1, -1}));
     }
-    if (keep_maps_) maps_.push_back({"attention", options_.attention, concat(weights, 2)});  // (B, 1, T, S)
+    if (keep_maps_) maps_.push_back({"attention", name_of(options_.attention), concat(weights, 2)});  // (B, 1, T, S)
     return (*output_)(concat(features, 1));  // (B, T, V)
 }
 
@@ -156,7 +156,7 @@ DecodeState RnnSeq2Seq::begin_decode(const ModelInput& input) {
     Encoded encoded = encode(input);
     DecodeState state;
     state.src_lengths = input.src_lengths;
-    const bool lstm = options_.cell == "lstm";
+    const bool lstm = options_.cell == RecurrentCellKind::lstm;
     for (const RecurrentState& layer : encoded.decoder_init) {
         state.tensors.push_back(layer.h);
         if (lstm) state.tensors.push_back(layer.c);
@@ -172,7 +172,7 @@ DecodeState RnnSeq2Seq::begin_decode(const ModelInput& input) {
 
 Tensor RnnSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
     const Tensor x = (*tgt_embedding_)(last_tokens(prefix));  // (B, E)
-    const bool lstm = options_.cell == "lstm";
+    const bool lstm = options_.cell == RecurrentCellKind::lstm;
     const std::size_t per_layer = lstm ? 2 : 1;
     auto& t = state.tensors;
     if (has_attention()) {

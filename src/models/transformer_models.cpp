@@ -14,7 +14,7 @@ namespace {
 LayerBuildContext block_build_context(const TransformerOptions& options, Rng& rng, std::shared_ptr<Rng> dropout_rng,
                                       DType dtype) {
     return {.width = options.d_model, .init_rng = &rng, .dropout_rng = std::move(dropout_rng),
-            .init = InitScheme{"xavier_uniform", 0.0}, .dtype = dtype};
+            .init = InitScheme{InitKind::xavier_uniform, 0.0}, .dtype = dtype};
 }
 
 }  // namespace
@@ -34,7 +34,7 @@ TransformerBlockOptions TransformerOptions::block() const {
 
 TransformerOptions read_transformer_options(config::JsonReader& section, bool language_model) {
     TransformerOptions o;
-    if (language_model) o.norm_first = true, o.activation = "gelu", o.positions = "learned", o.scale_embeddings = false;
+    if (language_model) o.norm_first = true, o.activation = Activation::gelu, o.positions = PositionKind::learned, o.scale_embeddings = false;
     o.d_model = section.integer("d_model", o.d_model, 1, 65536);
     o.heads = section.integer("heads", o.heads, 1, 1024);
     o.kv_heads = section.integer("kv_heads", o.kv_heads, 0, 1024);
@@ -45,12 +45,12 @@ TransformerOptions read_transformer_options(config::JsonReader& section, bool la
         o.decoder_layers = section.integer("decoder_layers", o.decoder_layers, 1, 128);
     }
     o.ffn_hidden = section.integer("ffn_hidden", o.ffn_hidden, 0, 1 << 20);
-    o.activation = section.choice("activation", o.activation, {"relu", "gelu"});
+    o.activation = section.choice("activation", o.activation);
     o.dropout = section.number("dropout", o.dropout, 0.0, 0.99);
     o.attention_dropout = section.number("attention_dropout", o.attention_dropout, 0.0, 0.99);
     o.norm_first = section.boolean("norm_first", o.norm_first);
     o.final_norm = section.boolean("final_norm", o.final_norm);
-    o.positions = section.choice("positions", o.positions, {"sinusoidal", "learned"});
+    o.positions = section.choice("positions", o.positions);
     o.scale_embeddings = section.boolean("scale_embeddings", o.scale_embeddings);
     if (o.d_model % o.heads != 0)
         throw ConfigError(section.path_of("d_model") + ": " + std::to_string(o.d_model) + " is not divisible by heads (" +
@@ -70,10 +70,10 @@ TransformerOptions read_transformer_options(config::JsonReader& section, bool la
 EmbeddingWithPositions::EmbeddingWithPositions(const TransformerOptions& options, const ModelBuildContext& build, Rng& rng)
     : scale_(options.scale_embeddings ? std::sqrt(static_cast<double>(options.d_model)) : 1.0) {
     tokens_ = register_module("embedding", std::make_shared<Embedding>(build.vocab_size, options.d_model, build.pad_id,
-                                                                        InitScheme{"normal", 1.0}, rng, build.dtype));
-    if (options.positions == "learned")
+                                                                        InitScheme{InitKind::normal, 1.0}, rng, build.dtype));
+    if (options.positions == PositionKind::learned)
         learned_ = register_module("positions", std::make_shared<LearnedPositionalEncoding>(build.max_length, options.d_model,
-                                                                                             InitScheme{"normal", 0.02}, rng, build.dtype));
+                                                                                             InitScheme{InitKind::normal, 0.02}, rng, build.dtype));
     else
         sinusoidal_ = register_module("positions", std::make_shared<SinusoidalPositionalEncoding>(
                                                        build.max_length, options.d_model,
@@ -94,7 +94,7 @@ Tensor EmbeddingWithPositions::forward(const IndexTensor& ids, const std::functi
 TransformerSeq2Seq::TransformerSeq2Seq(const TransformerOptions& options, const ModelBuildContext& build)
     : SequenceModel(build.dropout_rng), vocab_size_(build.vocab_size) {
     Rng rng(build.seed);
-    const InitScheme init{"xavier_uniform", 0.0};
+    const InitScheme init{InitKind::xavier_uniform, 0.0};
     src_embedding_ = register_module("src_embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
     tgt_embedding_ = register_module("tgt_embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
     encoder_ = register_module("encoder", std::make_shared<TransformerStack>(options.encoder_layers, false, options.block(),
@@ -167,7 +167,7 @@ void TransformerSeq2Seq::set_attention_temperature_scale(double scale) {
 DecoderLM::DecoderLM(const TransformerOptions& options, const ModelBuildContext& build)
     : SequenceModel(build.dropout_rng), vocab_size_(build.vocab_size) {
     Rng rng(build.seed);
-    const InitScheme init{"xavier_uniform", 0.0};
+    const InitScheme init{InitKind::xavier_uniform, 0.0};
     embedding_ = register_module("embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
     if (options.custom_block.is_null()) {
         blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, false, options.block(), options.final_norm,
