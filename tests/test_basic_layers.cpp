@@ -25,7 +25,7 @@ const InitScheme kXavier{InitKind::xavier_uniform, 0.0};
 
 TEST_CASE("Linear computes x·Wᵀ + b with W stored (out, in)", "[unit]") {
     Rng rng(1);
-    Linear linear(2, 3, true, kXavier, rng, DType::f64);
+    Linear linear(2, 3, Bias::learned, kXavier, rng, DType::f64);
     const auto params = linear.named_parameters();
     REQUIRE(params.size() == 2);
     CHECK(params[0].first == "weight");
@@ -34,7 +34,7 @@ TEST_CASE("Linear computes x·Wᵀ + b with W stored (out, in)", "[unit]") {
     for (int64_t i = 0; i < 6; ++i) w.set({i / 2, i % 2}, static_cast<double>(i + 1));  // [[1,2],[3,4],[5,6]]
     b.set({0}, 0.5);
     test::require_values(linear(test::f64({1, 1, 2, 0}, {2, 2})), {3.5, 7, 11, 2.5, 6, 10});
-    Linear no_bias(2, 3, false, kXavier, rng, DType::f64);
+    Linear no_bias(2, 3, Bias::none, kXavier, rng, DType::f64);
     CHECK(no_bias.named_parameters().size() == 1);
 }
 
@@ -43,7 +43,7 @@ TEST_CASE("Linear computes x·Wᵀ + b with W stored (out, in)", "[unit]") {
 TEST_CASE("Linear, LayerNorm and FeedForward gradcheck over inputs and every parameter", "[gradcheck]") {
     Rng rng(2);
     const Tensor x = Tensor::uniform({2, 3, 4}, -1, 1, rng, DType::f64);
-    Linear linear(4, 5, true, kXavier, rng, DType::f64);
+    Linear linear(4, 5, Bias::learned, kXavier, rng, DType::f64);
     test::randomize_parameters(linear, 21);
     test::require_module_gradcheck(linear, [&](const std::vector<Tensor>& in) { return linear(in[0]); }, {x});
 

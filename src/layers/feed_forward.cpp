@@ -8,8 +8,8 @@ namespace tf {
 FeedForward::FeedForward(int64_t width, int64_t hidden, Activation activation, double dropout_p,
                          std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype)
     : activation_(activation) {
-    linear1_ = register_module("linear1", std::make_shared<Linear>(width, hidden, true, init, rng, dtype));
-    linear2_ = register_module("linear2", std::make_shared<Linear>(hidden, width, true, init, rng, dtype));
+    linear1_ = register_module("linear1", std::make_shared<Linear>(width, hidden, Bias::learned, init, rng, dtype));
+    linear2_ = register_module("linear2", std::make_shared<Linear>(hidden, width, Bias::learned, init, rng, dtype));
     dropout_ = register_module("dropout", std::make_shared<Dropout>(dropout_p, std::move(dropout_rng)));
 }
 

@@ -6,10 +6,18 @@
 
 namespace tf {
 
+// Whether y gets the learned b (zeros at first), named at each call: Linear(C, V, Bias::learned, …).
+enum class Bias { none, learned };
+
 class Linear : public Module {
 public:
-    Linear(int64_t in_features, int64_t out_features, bool bias, const InitScheme& init, Rng& rng,
+    Linear(int64_t in_features, int64_t out_features, Bias bias, const InitScheme& init, Rng& rng,
            DType dtype = DType::f32);
+    // The attention layers' form: their bias is a config boolean. They move to Bias with their
+    // rewrite (issue 11), and this constructor goes.
+    Linear(int64_t in_features, int64_t out_features, bool bias, const InitScheme& init, Rng& rng,
+           DType dtype = DType::f32)
+        : Linear(in_features, out_features, bias ? Bias::learned : Bias::none, init, rng, dtype) {}
     Tensor forward(const Tensor& x) const;
     Tensor operator()(const Tensor& x) const { return forward(x); }
 

@@ -9,7 +9,7 @@ ModelConfig read_model_config(config::JsonReader& section) {
     if (config.type == ModelKind::rnn_seq2seq) {
         config.rnn = read_rnn_seq2seq_options(section);
     } else {
-        config.max_length = section.integer("max_length", config.max_length, 1, 1 << 20);
+        config.max_length = section.integer("max_length", config.max_length, {.min = 1, .max = 1 << 20});
         config.transformer = read_transformer_options(section, config.is_language_model());
     }
     section.finish();

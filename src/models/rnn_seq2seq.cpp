@@ -9,9 +9,9 @@ namespace tf {
 RnnSeq2SeqOptions read_rnn_seq2seq_options(config::JsonReader& section) {
     RnnSeq2SeqOptions options;
     options.cell = section.choice("cell", options.cell);
-    options.embedding_size = section.integer("embedding_size", options.embedding_size, 1, 65536);
-    options.hidden_size = section.integer("hidden_size", options.hidden_size, 1, 65536);
-    options.num_layers = section.integer("num_layers", options.num_layers, 1, 16);
+    options.embedding_size = section.integer("embedding_size", options.embedding_size, {.min = 1, .max = 65536});
+    options.hidden_size = section.integer("hidden_size", options.hidden_size, {.min = 1, .max = 65536});
+    options.num_layers = section.integer("num_layers", options.num_layers, {.min = 1, .max = 16});
     options.bidirectional_encoder = section.boolean("bidirectional_encoder", options.bidirectional_encoder);
     options.attention = section.choice("attention", options.attention);
     options.dropout = section.number("dropout", options.dropout, 0.0, 0.99);
@@ -59,21 +59,21 @@ RnnSeq2Seq::RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext
     const int64_t H_enc = encoder_->output_size();
     if (has_attention()) {
         decoder_cell_ = register_module("decoder_cell", make_cell(options.cell, E + H_enc, H, rng, build.dtype));
-        bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, true, linear_init, rng, build.dtype));
+        bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, Bias::learned, linear_init, rng, build.dtype));
         if (options.attention == RnnAttentionKind::additive)
             additive_ = register_module("attention", std::make_shared<AdditiveAttention>(H, H_enc, H, linear_init, rng, build.dtype));
         else
             luong_ = register_module("attention", std::make_shared<LuongAttention>(
                 options.attention == RnnAttentionKind::luong_dot ? LuongAttention::Score::dot : LuongAttention::Score::general, H, H_enc,
                 linear_init, rng, build.dtype));
-        output_ = register_module("output", std::make_shared<Linear>(H + H_enc + E, V, true, linear_init, rng, build.dtype));
+        output_ = register_module("output", std::make_shared<Linear>(H + H_enc + E, V, Bias::learned, linear_init, rng, build.dtype));
     } else {
         RecurrentOptions decoder_options{E, H, options.num_layers, false, options.dropout,
                                          RNNCell::Nonlinearity::tanh, std::nullopt, build.dtype};
         decoder_ = register_module("decoder", make_layer(options.cell, decoder_options, rng, build.dropout_rng));
         if (options.bidirectional_encoder)
-            bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, true, linear_init, rng, build.dtype));
-        output_ = register_module("output", std::make_shared<Linear>(H, V, true, linear_init, rng, build.dtype));
+            bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, Bias::learned, linear_init, rng, build.dtype));
+        output_ = register_module("output", std::make_shared<Linear>(H, V, Bias::learned, linear_init, rng, build.dtype));
     }
 }
 

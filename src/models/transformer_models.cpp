@@ -35,16 +35,16 @@ TransformerBlockOptions TransformerOptions::block() const {
 TransformerOptions read_transformer_options(config::JsonReader& section, bool language_model) {
     TransformerOptions o;
     if (language_model) o.norm_first = true, o.activation = Activation::gelu, o.positions = PositionKind::learned, o.scale_embeddings = false;
-    o.d_model = section.integer("d_model", o.d_model, 1, 65536);
-    o.heads = section.integer("heads", o.heads, 1, 1024);
-    o.kv_heads = section.integer("kv_heads", o.kv_heads, 0, 1024);
+    o.d_model = section.integer("d_model", o.d_model, {.min = 1, .max = 65536});
+    o.heads = section.integer("heads", o.heads, {.min = 1, .max = 1024});
+    o.kv_heads = section.integer("kv_heads", o.kv_heads, {.min = 0, .max = 1024});
     if (language_model) {
-        o.layers = section.integer("layers", o.layers, 1, 128);
+        o.layers = section.integer("layers", o.layers, {.min = 1, .max = 128});
     } else {
-        o.encoder_layers = section.integer("encoder_layers", o.encoder_layers, 1, 128);
-        o.decoder_layers = section.integer("decoder_layers", o.decoder_layers, 1, 128);
+        o.encoder_layers = section.integer("encoder_layers", o.encoder_layers, {.min = 1, .max = 128});
+        o.decoder_layers = section.integer("decoder_layers", o.decoder_layers, {.min = 1, .max = 128});
     }
-    o.ffn_hidden = section.integer("ffn_hidden", o.ffn_hidden, 0, 1 << 20);
+    o.ffn_hidden = section.integer("ffn_hidden", o.ffn_hidden, {.min = 0, .max = 1 << 20});
     o.activation = section.choice("activation", o.activation);
     o.dropout = section.number("dropout", o.dropout, 0.0, 0.99);
     o.attention_dropout = section.number("attention_dropout", o.attention_dropout, 0.0, 0.99);
@@ -97,11 +97,14 @@ TransformerSeq2Seq::TransformerSeq2Seq(const TransformerOptions& options, const 
     const InitScheme init{InitKind::xavier_uniform, 0.0};
     src_embedding_ = register_module("src_embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
     tgt_embedding_ = register_module("tgt_embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
-    encoder_ = register_module("encoder", std::make_shared<TransformerStack>(options.encoder_layers, false, options.block(),
-                                                                             options.final_norm, build.dropout_rng, init, rng, build.dtype));
-    decoder_ = register_module("decoder", std::make_shared<TransformerStack>(options.decoder_layers, true, options.block(),
-                                                                             options.final_norm, build.dropout_rng, init, rng, build.dtype));
-    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, true, init, rng, build.dtype));
+    encoder_ = register_module("encoder", std::make_shared<TransformerStack>(
+                                              options.encoder_layers, TransformerBlockKind::encoder, options.block(),
+                                              options.final_norm, build.dropout_rng, init, rng, build.dtype));
+    decoder_ = register_module("decoder", std::make_shared<TransformerStack>(
+                                              options.decoder_layers, TransformerBlockKind::decoder, options.block(),
+                                              options.final_norm, build.dropout_rng, init, rng, build.dtype));
+    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, Bias::learned, init, rng,
+                                                                 build.dtype));
 }
 
 Tensor TransformerSeq2Seq::encode(const ModelInput& input) {
@@ -170,15 +173,17 @@ DecoderLM::DecoderLM(const TransformerOptions& options, const ModelBuildContext&
     const InitScheme init{InitKind::xavier_uniform, 0.0};
     embedding_ = register_module("embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
     if (options.custom_block.is_null()) {
-        blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, false, options.block(), options.final_norm,
-                                                                               build.dropout_rng, init, rng, build.dtype));
+        blocks_ = register_module("blocks", std::make_shared<TransformerStack>(
+                                                options.layers, TransformerBlockKind::encoder, options.block(),
+                                                options.final_norm, build.dropout_rng, init, rng, build.dtype));
     } else {
         const LayerBuildContext context = block_build_context(options, rng, build.dropout_rng, build.dtype);
         const auto make_block = [&] { return builtin_layers().create(options.custom_block, "model.block", context); };
         blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, make_block, options.d_model,
                                                                                options.final_norm, 1e-5, build.dtype));
     }
-    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, true, init, rng, build.dtype));
+    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, Bias::learned, init, rng,
+                                                                 build.dtype));
 }
 
 Tensor DecoderLM::logits_for(const IndexTensor& tokens, const Tensor& padding) {

@@ -81,13 +81,13 @@ void read_schedule(JsonReader& reader, const std::string& name, double peak_lr, 
         for (const char* key : {"warmup_steps", "min_lr", "total_steps", "scale", "d_model"})
             reject_if_present(reader, key, user);
     } else if (out.kind == ScheduleKind::noam) {
-        out.warmup_steps = reader.integer("warmup_steps", 1, INT64_MAX);
-        out.d_model = reader.integer("d_model", 1, INT64_MAX);
+        out.warmup_steps = reader.integer("warmup_steps", {.min = 1});
+        out.d_model = reader.integer("d_model", {.min = 1});
         out.scale = positive(reader, "scale", 1.0);
         for (const char* key : {"min_lr", "total_steps"}) reject_if_present(reader, key, user);
     } else {
-        out.total_steps = reader.integer("total_steps", max_steps, 1, INT64_MAX);
-        out.warmup_steps = reader.integer("warmup_steps", 0, 0, out.total_steps);
+        out.total_steps = reader.integer("total_steps", max_steps, {.min = 1});
+        out.warmup_steps = reader.integer("warmup_steps", 0, {.min = 0, .max = out.total_steps});
         out.min_lr = reader.number("min_lr", 0, 0, peak_lr);
         // Past total_steps the rate stays at min_lr: at 0 the remaining steps would change nothing.
         // (A resume with a larger train.max_steps keeps the saved total_steps and lands here.)

@@ -47,8 +47,8 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
     RunConfig run;
     config::JsonReader top(root, "", &run.resolved);
     run.name = read_name(top, default_name);
-    run.seed = static_cast<uint64_t>(top.integer("seed", 1, 0, INT64_MAX));
-    run.threads = top.integer("threads", 0, 0, kMaxThreads);
+    run.seed = static_cast<uint64_t>(top.integer("seed", 1, {.min = 0}));
+    run.threads = top.integer("threads", 0, {.min = 0, .max = kMaxThreads});
     config::JsonReader model = top.object("model");
     run.model = read_model_config(model);
     config::JsonReader data = top.object("data");

@@ -24,8 +24,8 @@ RecurrentOptions RecurrentLayer::read_options(config::JsonReader& config, const 
     options.input_size = build.width;
     options.bidirectional = config.boolean("bidirectional", false);
     const int64_t default_hidden = std::max<int64_t>(1, build.width / (options.bidirectional ? 2 : 1));
-    options.hidden_size = config.integer("hidden_size", default_hidden, 1, 1 << 20);
-    options.num_layers = config.integer("num_layers", 1, 1, 64);
+    options.hidden_size = config.integer("hidden_size", default_hidden, {.min = 1, .max = 1 << 20});
+    options.num_layers = config.integer("num_layers", 1, {.min = 1, .max = 64});
     options.dropout = config.number("dropout", 0.0, 0.0, 1.0);
     if (options.dropout >= 1.0)
         throw ConfigError(config.path_of("dropout") + ": expected a probability in [0, 1), got 1");
