@@ -152,43 +152,46 @@ Tensor RnnSeq2Seq::forward(const ModelInput& input) {
     return (*output_)(concat(features, 1));  // (B, T, V)
 }
 
+std::vector<Tensor*> RnnDecodeState::batch_tensors() {
+    std::vector<Tensor*> tensors;
+    for (RecurrentState& layer : layers) {
+        tensors.push_back(&layer.h);
+        if (layer.c.defined()) tensors.push_back(&layer.c);
+    }
+    for (Tensor* tensor : {&projected_keys, &encoder_states, &padding})
+        if (tensor->defined()) tensors.push_back(tensor);
+    return tensors;
+}
+
 DecodeState RnnSeq2Seq::begin_decode(const ModelInput& input) {
     Encoded encoded = encode(input);
-    DecodeState state;
-    state.src_lengths = input.src_lengths;
+    auto state = std::make_unique<RnnDecodeState>();
     const bool lstm = options_.cell == RecurrentCellKind::lstm;
-    for (const RecurrentState& layer : encoded.decoder_init) {
-        state.tensors.push_back(layer.h);
-        if (lstm) state.tensors.push_back(layer.c);
-    }
+    for (const RecurrentState& layer : encoded.decoder_init) state->layers.push_back({layer.h, lstm ? layer.c : Tensor()});
     if (has_attention()) {
-        const Tensor padding = input.src_padding_mask.defined()
-                                   ? input.src_padding_mask
-                                   : Tensor::zeros({encoded.states.size(0), encoded.states.size(1)}, encoded.states.dtype());
-        state.tensors.insert(state.tensors.end(), {project_keys(encoded.states), encoded.states, padding});
+        state->padding = input.src_padding_mask.defined()
+                             ? input.src_padding_mask
+                             : Tensor::zeros({encoded.states.size(0), encoded.states.size(1)}, encoded.states.dtype());
+        state->projected_keys = project_keys(encoded.states);
+        state->encoder_states = encoded.states;
     }
-    return state;
+    return {std::move(state), input.src_lengths};
 }
 
 Tensor RnnSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
+    RnnDecodeState& s = model_state_of<RnnDecodeState>(state);
     const Tensor x = (*tgt_embedding_)(last_tokens(prefix));  // (B, E)
     const bool lstm = options_.cell == RecurrentCellKind::lstm;
-    const std::size_t per_layer = lstm ? 2 : 1;
-    auto& t = state.tensors;
     if (has_attention()) {
-        // tensors: s, (c), projected keys, encoder states, padding
-        const std::size_t keys = per_layer;
-        auto [next, feature] = attention_step(x, {t[0], lstm ? t[1] : Tensor()}, t[keys], t[keys + 1], t[keys + 2], nullptr);
-        t[0] = next.h;
-        if (lstm) t[1] = next.c;
+        auto [next, feature] = attention_step(x, s.layers[0], s.projected_keys, s.encoder_states, s.padding, nullptr);
+        s.layers[0] = {next.h, lstm ? next.c : Tensor()};
         return (*output_)(feature);
     }
     Tensor layer_input = x;
     for (int64_t layer = 0; layer < decoder_->num_layers(); ++layer) {
-        const std::size_t at = static_cast<std::size_t>(layer) * per_layer;
-        const RecurrentState next = decoder_->cell(layer).step(layer_input, {t[at], lstm ? t[at + 1] : Tensor()});
-        t[at] = next.h;
-        if (lstm) t[at + 1] = next.c;
+        RecurrentState& layer_state = s.layers[static_cast<std::size_t>(layer)];
+        const RecurrentState next = decoder_->cell(layer).step(layer_input, layer_state);
+        layer_state = {next.h, lstm ? next.c : Tensor()};
         layer_input = next.h;
     }
     return (*output_)(layer_input);  // (B, V)

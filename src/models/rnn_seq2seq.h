@@ -33,6 +33,17 @@ inline constexpr EnumName<RnnAttentionKind> kRnnAttentionKindNames[] = {{RnnAtte
                                                                         {RnnAttentionKind::luong_general, "luong_general"}};
 inline std::span<const EnumName<RnnAttentionKind>> enum_names(RnnAttentionKind) { return kRnnAttentionKindNames; }
 
+// What the RNN encoder-decoder keeps between decoding steps.
+struct RnnDecodeState : ModelDecodeState {
+    // The decoder's state per layer (one layer with attention): h (B, H), and c (B, H) for an LSTM.
+    std::vector<RecurrentState> layers;
+    // With attention only (else undefined): what each step attends over.
+    Tensor projected_keys;  // (B, S, ·) the keys the attention precomputes from the encoder states
+    Tensor encoder_states;  // (B, S, H·dirs)
+    Tensor padding;         // (B, S) f32, 1 = padding
+    std::vector<Tensor*> batch_tensors() override;
+};
+
 struct RnnSeq2SeqOptions {
     RecurrentCellKind cell = RecurrentCellKind::gru;
     int64_t embedding_size = 128;     // E

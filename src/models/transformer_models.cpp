@@ -129,15 +129,19 @@ Tensor TransformerSeq2Seq::forward(const ModelInput& input) {
 }
 
 DecodeState TransformerSeq2Seq::begin_decode(const ModelInput& input) {
-    const Tensor memory = encode(input);
-    const Tensor padding = input.src_padding_mask.defined() ? input.src_padding_mask
-                                                            : Tensor::zeros({memory.size(0), memory.size(1)}, memory.dtype());
-    return {{memory, padding}, input.src_lengths};
+    auto state = std::make_unique<TransformerDecodeState>();
+    state->memory = encode(input);
+    const Tensor& memory = state->memory;
+    state->memory_padding = input.src_padding_mask.defined()
+                                ? input.src_padding_mask
+                                : Tensor::zeros({memory.size(0), memory.size(1)}, memory.dtype());
+    return {std::move(state), input.src_lengths};
 }
 
 // No key/value cache: the decoder runs again over the whole prefix and the last position is read.
 Tensor TransformerSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
-    const Tensor logits = decode(prefix, Tensor(), state.tensors[0], state.tensors[1]);  // (B, t, V)
+    const TransformerDecodeState& encoded = model_state_of<TransformerDecodeState>(state);
+    const Tensor logits = decode(prefix, Tensor(), encoded.memory, encoded.memory_padding);  // (B, t, V)
     const int64_t t = prefix.shape[1];
     return reshape(slice(logits, 1, t - 1, t), {prefix.shape[0], vocab_size_});
 }
@@ -196,6 +200,7 @@ Tensor DecoderLM::logits_for(const IndexTensor& tokens, const Tensor& padding) {
 
 Tensor DecoderLM::forward(const ModelInput& input) { return logits_for(input.tgt_in, input.tgt_padding_mask); }
 
+// Nothing to keep yet (no key/value cache): each step runs the blocks over the whole prefix.
 DecodeState DecoderLM::begin_decode(const ModelInput&) { return {}; }
 
 Tensor DecoderLM::decode_step(DecodeState&, const IndexTensor& prefix) {

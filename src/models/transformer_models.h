@@ -60,6 +60,14 @@ private:
     double scale_;
 };
 
+// What the encoder-decoder keeps between decoding steps: the encoded source. No key/value cache
+// yet: each step runs the decoder over the whole prefix.
+struct TransformerDecodeState : ModelDecodeState {
+    Tensor memory;          // (B, S, C) the encoder's output
+    Tensor memory_padding;  // (B, S) f32, 1 = padding
+    std::vector<Tensor*> batch_tensors() override { return {&memory, &memory_padding}; }
+};
+
 class TransformerSeq2Seq : public SequenceModel {
 public:
     TransformerSeq2Seq(const TransformerOptions& options, const ModelBuildContext& build);
