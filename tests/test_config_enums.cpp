@@ -8,6 +8,7 @@
 #include "layers/init.h"
 #include "layers/recurrent/cells.h"
 #include "models/build.h"
+#include "train/dataset.h"
 
 using namespace tf;
 
@@ -36,6 +37,9 @@ TEST_CASE("every config enum name round-trips through its value", "[unit]") {
     check_names<RnnAttentionKind>({"none", "additive", "luong_dot", "luong_general"});
     check_names<PositionKind>({"sinusoidal", "learned"});
     check_names<ModelKind>({"transformer", "lm", "rnn_seq2seq"});
+    check_names<train::DataSource>({"text", "jsonl", "synthetic"});
+    check_names<train::TextSplit>({"lines", "stanzas"});
+    check_names<train::TooLong>({"drop", "truncate"});
 }
 
 TEST_CASE("an enum choice reads its value, or the fallback, and records the name", "[unit]") {

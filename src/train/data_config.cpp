@@ -55,11 +55,11 @@ void read_text(JsonReader& reader, DataConfig& config) {
     reject_present(reader, {"vocab_size"}, "when data.source is \"text\"");
     reject_present(reader, kSyntheticKeys, "when data.source is \"text\"");
     config.path = read_existing_file(reader);
-    config.split = reader.choice("split", "lines", {"lines", "stanzas"});
+    config.split = reader.choice("split", TextSplit::lines);
     config.tokenizer = reader.choice("tokenizer", "char", {"char", "word"});
     config.task = reader.choice("task", "autoencode", {"autoencode", "lm"});
     read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());
-    config.too_long = reader.choice("too_long", "drop", {"drop", "truncate"});
+    config.too_long = reader.choice("too_long", TooLong::drop);
     config.min_count = reader.integer("min_count", 1, {.min = 1, .max = std::numeric_limits<int32_t>::max()});
     config.max_vocab = reader.integer("max_vocab", 0, {.min = 0, .max = std::numeric_limits<int32_t>::max()});
     if (config.max_vocab != 0 && config.max_vocab <= kNumSpecial)
@@ -75,7 +75,7 @@ void read_jsonl(JsonReader& reader, DataConfig& config) {
     config.vocab_size = reader.integer("vocab_size", {.min = kNumSpecial + 1, .max = std::numeric_limits<int32_t>::max()});
     config.task = reader.choice("task", "seq2seq", {"seq2seq", "lm"});
     read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());
-    config.too_long = reader.choice("too_long", "drop", {"drop", "truncate"});
+    config.too_long = reader.choice("too_long", TooLong::drop);
     read_fractions(reader, config);
 }
 
@@ -103,9 +103,9 @@ void read_synthetic(JsonReader& reader, DataConfig& config) {
 
 DataConfig DataConfig::from_json(JsonReader& reader) {
     DataConfig config;
-    config.source = reader.choice("source", {"text", "jsonl", "synthetic"});
-    if (config.source == "text") read_text(reader, config);
-    else if (config.source == "jsonl") read_jsonl(reader, config);
+    config.source = reader.choice<DataSource>("source");
+    if (config.source == DataSource::text) read_text(reader, config);
+    else if (config.source == DataSource::jsonl) read_jsonl(reader, config);
     else read_synthetic(reader, config);
     config.seed = static_cast<uint64_t>(reader.integer("seed", 1, {.min = 0}));
     config.batch_size = reader.integer("batch_size", 32, {.min = 1, .max = 1000000});
