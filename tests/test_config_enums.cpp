@@ -9,6 +9,7 @@
 #include "layers/recurrent/cells.h"
 #include "models/build.h"
 #include "train/dataset.h"
+#include "train/optim_config.h"
 
 using namespace tf;
 
@@ -40,6 +41,8 @@ TEST_CASE("every config enum name round-trips through its value", "[unit]") {
     check_names<train::DataSource>({"text", "jsonl", "synthetic"});
     check_names<train::TextSplit>({"lines", "stanzas"});
     check_names<train::TooLong>({"drop", "truncate"});
+    check_names<train::OptimizerKind>({"sgd", "adam", "adamw"});
+    check_names<train::ScheduleKind>({"constant", "linear", "cosine", "noam"});
 }
 
 TEST_CASE("an enum choice reads its value, or the fallback, and records the name", "[unit]") {

@@ -1,7 +1,6 @@
 // Reading, printing and applying the "optimizer" config section.
 #include "train/optim_config.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace tf::train {
@@ -10,8 +9,6 @@ namespace {
 using config::Json;
 using config::JsonReader;
 
-const std::vector<std::string> kOptimizerNames = {"sgd", "adam", "adamw"};
-const std::vector<std::string> kScheduleNames = {"constant", "linear", "cosine", "noam"};
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // A key that is known but meaningless here ("momentum" for adam) is an error, not ignored.
@@ -104,17 +101,14 @@ void read_schedule(JsonReader& reader, const std::string& name, double peak_lr, 
 OptimConfig OptimConfig::from_json(JsonReader& reader, int64_t max_steps) {
     if (max_steps < 1) throw ConfigError(reader.path() + ": max_steps must be ≥ 1, got " + std::to_string(max_steps));
     OptimConfig out;
-    const std::string name = reader.choice("name", kOptimizerNames);
-    out.kind = name == "sgd" ? OptimizerKind::sgd : name == "adam" ? OptimizerKind::adam : OptimizerKind::adamw;
+    out.kind = reader.choice<OptimizerKind>("name");
 
     std::optional<JsonReader> schedule_reader;
-    std::string schedule_name = "constant";
     if (reader.has("schedule")) {
         schedule_reader.emplace(reader.object("schedule"));
-        schedule_name = schedule_reader->choice("name", kScheduleNames);
+        out.schedule.kind = schedule_reader->choice<ScheduleKind>("name");
     }
-    out.schedule.kind = static_cast<ScheduleKind>(
-        std::find(kScheduleNames.begin(), kScheduleNames.end(), schedule_name) - kScheduleNames.begin());
+    const std::string schedule_name = name_of(out.schedule.kind);
 
     if (out.schedule.kind == ScheduleKind::noam)
         reject_if_present(reader, "lr", "the \"noam\" schedule (its rate is scale·d_model^-0.5·min(step^-0.5, "
@@ -132,7 +126,7 @@ OptimConfig OptimConfig::from_json(JsonReader& reader, int64_t max_steps) {
 
 Json OptimConfig::to_json() const {
     Json out;
-    out["name"] = kOptimizerNames[static_cast<std::size_t>(kind)];
+    out["name"] = name_of(kind);
     if (schedule.kind != ScheduleKind::noam) out["lr"] = lr;
     if (kind == OptimizerKind::sgd) {
         out["momentum"] = momentum;
@@ -144,7 +138,7 @@ Json OptimConfig::to_json() const {
     out["weight_decay"] = weight_decay;
     if (clip_grad_norm) out["clip_grad_norm"] = *clip_grad_norm;
     Json& s = out["schedule"];
-    s["name"] = kScheduleNames[static_cast<std::size_t>(schedule.kind)];
+    s["name"] = name_of(schedule.kind);
     if (schedule.kind == ScheduleKind::linear || schedule.kind == ScheduleKind::cosine) {
         s["warmup_steps"] = schedule.warmup_steps;
         s["total_steps"] = schedule.total_steps;
