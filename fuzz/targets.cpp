@@ -86,12 +86,13 @@ void load_safetensors(std::string_view bytes) {
 train::DataConfig data_config(DataKind kind, const std::string& path) {
     train::DataConfig config;
     config.path = path;
-    config.source = kind == DataKind::jsonl_seq2seq || kind == DataKind::jsonl_lm ? "jsonl" : "text";
+    const bool jsonl = kind == DataKind::jsonl_seq2seq || kind == DataKind::jsonl_lm;
+    config.source = jsonl ? train::DataSource::jsonl : train::DataSource::text;
     config.tokenizer = kind == DataKind::text_word_stanzas ? "word" : "char";
-    config.split = kind == DataKind::text_word_stanzas ? "stanzas" : "lines";
+    config.split = kind == DataKind::text_word_stanzas ? train::TextSplit::stanzas : train::TextSplit::lines;
     config.task = kind == DataKind::jsonl_lm ? "lm" : kind == DataKind::jsonl_seq2seq ? "seq2seq" : "autoencode";
     config.vocab_size = 96;
-    config.too_long = "truncate";
+    config.too_long = train::TooLong::truncate;
     return config;
 }
 

@@ -13,7 +13,7 @@ using namespace tf;
 
 namespace {
 
-const InitScheme kInit{"xavier_uniform", 0.0};
+const InitScheme kInit{InitKind::xavier_uniform, 0.0};
 
 // (B, S) = (2, 4): item 1 has its last source position masked.
 Tensor two_item_mask() { return test::f64({0, 0, 0, 0, 0, 0, 0, 1}, {2, 4}); }

@@ -138,7 +138,7 @@ TEST_CASE("multi-head self-attention: gradient w.r.t. the input and every parame
 }
 
 TEST_CASE("multi-head attention with a sliding window and no biases: gradient", "[gradcheck]") {
-    auto mha = test::make_attention({.d_model = 4, .heads = 2, .bias = false, .pattern = AttentionPattern::sliding_window, .window = 2});
+    auto mha = test::make_attention({.d_model = 4, .heads = 2, .bias = Bias::none, .pattern = AttentionPattern::sliding_window, .window = 2});
     test::randomize_parameters(*mha, 23);
     Rng rng(24);
     CHECK(mha->named_parameters().size() == 4);

@@ -14,17 +14,18 @@
 #include "layers/init.h"
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
+#include "layers/registry.h"
 #include "module_gradcheck.h"
 
 using namespace tf;
 
 namespace {
-const InitScheme kXavier{"xavier_uniform", 0.0};
+const InitScheme kXavier{InitKind::xavier_uniform, 0.0};
 }
 
 TEST_CASE("Linear computes x·Wᵀ + b with W stored (out, in)", "[unit]") {
     Rng rng(1);
-    Linear linear(2, 3, true, kXavier, rng, DType::f64);
+    Linear linear(2, 3, Bias::learned, kXavier, rng, DType::f64);
     const auto params = linear.named_parameters();
     REQUIRE(params.size() == 2);
     CHECK(params[0].first == "weight");
@@ -33,7 +34,7 @@ TEST_CASE("Linear computes x·Wᵀ + b with W stored (out, in)", "[unit]") {
     for (int64_t i = 0; i < 6; ++i) w.set({i / 2, i % 2}, static_cast<double>(i + 1));  // [[1,2],[3,4],[5,6]]
     b.set({0}, 0.5);
     test::require_values(linear(test::f64({1, 1, 2, 0}, {2, 2})), {3.5, 7, 11, 2.5, 6, 10});
-    Linear no_bias(2, 3, false, kXavier, rng, DType::f64);
+    Linear no_bias(2, 3, Bias::none, kXavier, rng, DType::f64);
     CHECK(no_bias.named_parameters().size() == 1);
 }
 
@@ -42,7 +43,7 @@ TEST_CASE("Linear computes x·Wᵀ + b with W stored (out, in)", "[unit]") {
 TEST_CASE("Linear, LayerNorm and FeedForward gradcheck over inputs and every parameter", "[gradcheck]") {
     Rng rng(2);
     const Tensor x = Tensor::uniform({2, 3, 4}, -1, 1, rng, DType::f64);
-    Linear linear(4, 5, true, kXavier, rng, DType::f64);
+    Linear linear(4, 5, Bias::learned, kXavier, rng, DType::f64);
     test::randomize_parameters(linear, 21);
     test::require_module_gradcheck(linear, [&](const std::vector<Tensor>& in) { return linear(in[0]); }, {x});
 
@@ -50,8 +51,8 @@ TEST_CASE("Linear, LayerNorm and FeedForward gradcheck over inputs and every par
     test::randomize_parameters(norm, 22);
     test::require_module_gradcheck(norm, [&](const std::vector<Tensor>& in) { return norm(in[0]); }, {x});
 
-    const std::string activation = GENERATE(std::string("relu"), std::string("gelu"));
-    INFO(activation);
+    const Activation activation = GENERATE(Activation::relu, Activation::gelu);
+    INFO(name_of(activation));
     FeedForward ffn(4, 6, activation, 0.0, nullptr, kXavier, rng, DType::f64);
     test::randomize_parameters(ffn, 23);
     test::require_module_gradcheck(ffn, [&](const std::vector<Tensor>& in) { return ffn(in[0]); }, {x});
@@ -66,20 +67,20 @@ TEST_CASE("LayerNorm and FeedForward compute their formulas from their named par
     CHECK(test::max_relative_difference(norm(x), layer_norm(x, p["weight"], p["bias"], 1e-5)) < 1e-14);
 
     // FFN(x) = W₂ · act(W₁x + b₁) + b₂, with the activation the constructor was given.
-    const std::string activation = GENERATE(std::string("relu"), std::string("gelu"));
-    INFO(activation);
+    const Activation activation = GENERATE(Activation::relu, Activation::gelu);
+    INFO(name_of(activation));
     FeedForward ffn(4, 6, activation, 0.0, nullptr, kXavier, rng, DType::f64);
     test::randomize_parameters(ffn, 25);
     p = ffn.state_dict();
     const Tensor hidden = matmul(x, p["linear1.weight"], {.transpose_b = true}) + p["linear1.bias"];
     const Tensor expected =
-        matmul(activation == "gelu" ? gelu(hidden) : relu(hidden), p["linear2.weight"], {.transpose_b = true}) + p["linear2.bias"];
+        matmul(activation == Activation::gelu ? gelu(hidden) : relu(hidden), p["linear2.weight"], {.transpose_b = true}) + p["linear2.bias"];
     CHECK(test::max_relative_difference(ffn(x), expected) < 1e-14);
 }
 
 TEST_CASE("Embedding reads rows, the padding row stays zero and gets no gradient", "[unit]") {
     Rng rng(3);
-    Embedding embedding(5, 3, 0, InitScheme{"normal", 1.0}, rng, DType::f64);
+    Embedding embedding(5, 3, 0, InitScheme{InitKind::normal, 1.0}, rng, DType::f64);
     const Tensor table = embedding.weight();
     for (int64_t c = 0; c < 3; ++c) CHECK(table.at({0, c}) == 0.0);
     Tape::current().clear();
@@ -98,7 +99,7 @@ TEST_CASE("Embedding reads rows, the padding row stays zero and gets no gradient
 
 TEST_CASE("Embedding gradchecks with respect to its table", "[gradcheck]") {
     Rng rng(4);
-    Embedding embedding(6, 3, 1, InitScheme{"normal", 1.0}, rng, DType::f64);
+    Embedding embedding(6, 3, 1, InitScheme{InitKind::normal, 1.0}, rng, DType::f64);
     const IndexTensor ids({2, 1, 5, 2}, {2, 2});
     const auto checked = test::gradcheck_module(embedding, [&](const std::vector<Tensor>&) { return embedding(ids); }, {});
     INFO(checked.worst << ": " << checked.result.message);
@@ -131,16 +132,21 @@ TEST_CASE("Dropout: identity in eval mode and at p = 0, inverted scaling in trai
 TEST_CASE("initialisation schemes have their stated spread", "[unit]") {
     Rng rng(6);
     // xavier_uniform: U(−a, a), a = √(6 / (fan_in + fan_out)) = √(6/200): variance a²/3 = 0.01
-    const auto xavier = init_tensor({200, 100}, 100, 100, {"xavier_uniform", 0}, rng, DType::f64).to_vector();
+    const auto xavier = init_tensor({200, 100}, 100, 100, {InitKind::xavier_uniform, 0}, rng, DType::f64).to_vector();
     double bound = 0, variance = 0;
     for (double v : xavier) bound = std::max(bound, std::abs(v)), variance += v * v / static_cast<double>(xavier.size());
     CHECK(bound <= std::sqrt(6.0 / 200));
     CHECK(variance == Approx(0.01).epsilon(0.05));
     // kaiming_normal: N(0, 2 / fan_in) = N(0, 0.02)
-    const auto kaiming = init_tensor({200, 100}, 100, 100, {"kaiming_normal", 0}, rng, DType::f64).to_vector();
+    const auto kaiming = init_tensor({200, 100}, 100, 100, {InitKind::kaiming_normal, 0}, rng, DType::f64).to_vector();
     variance = 0;
     for (double v : kaiming) variance += v * v / static_cast<double>(kaiming.size());
     CHECK(variance == Approx(0.02).epsilon(0.05));
-    test::require_values(init_tensor({2}, 1, 1, {"ones", 0}, rng, DType::f64), {1, 1});
-    REQUIRE_THROWS_WITH(init_tensor({2}, 1, 1, {"glorot", 0}, rng), Catch::Contains("unknown scheme 'glorot'"));
+    test::require_values(init_tensor({2}, 1, 1, {InitKind::ones, 0}, rng, DType::f64), {1, 1});
+    // An unknown scheme never reaches init_tensor: the config reader refuses its name, with the path.
+    CHECK_FALSE(enum_from_name<InitKind>("glorot").has_value());
+    const LayerBuildContext build{.width = 3, .init_rng = &rng};
+    REQUIRE_THROWS_WITH(builtin_layers().create({{"type", "gru"}, {"init", "glorot"}}, "m", build),
+                        Catch::StartsWith("m.init: expected one of \"pytorch\", \"xavier_uniform\"") &&
+                            Catch::Contains("got \"glorot\""));
 }

@@ -168,8 +168,8 @@ TEST_CASE("split_indices is a seeded partition by fractions", "[unit]") {
 }
 
 TEST_CASE("a text corpus splits into lines or stanzas", "[unit]") {
-    CHECK(read_text_items(kTinyPoems, "lines").size() == 24);
-    const auto stanzas = read_text_items(kTinyPoems, "stanzas");
+    CHECK(read_text_items(kTinyPoems, TextSplit::lines).size() == 24);
+    const auto stanzas = read_text_items(kTinyPoems, TextSplit::stanzas);
     REQUIRE(stanzas.size() == 6);
     CHECK(stanzas[1] == "Tyger Tyger, burning bright,\nIn the forests of the night;\n"
                         "What immortal hand or eye,\nCould frame thy fearful symmetry?");
@@ -188,7 +188,7 @@ TEST_CASE("text autoencoding: tgt = src, every item in exactly one split, decoda
             decoded.insert(dataset.tokenizer.decode(example.src));
         }
     CHECK(decoded.size() == 6);
-    const auto stanzas = read_text_items(kTinyPoems, "stanzas");
+    const auto stanzas = read_text_items(kTinyPoems, TextSplit::stanzas);
     for (const Example& example : dataset.train)  // the vocabulary is the train split's: no <unk>
         CHECK(std::find(stanzas.begin(), stanzas.end(), dataset.tokenizer.decode(example.src)) != stanzas.end());
 }
@@ -241,7 +241,7 @@ TEST_CASE("JSONL errors name file:line and what was wrong", "[unit]") {
 
 TEST_CASE("DataConfig reads every key, with the documented defaults", "[unit]") {
     const DataConfig defaults = read_config({{"source", "text"}, {"path", kTinyPoems}});
-    CHECK(defaults.split == "lines");
+    CHECK(defaults.split == TextSplit::lines);
     CHECK(defaults.tokenizer == "char");
     CHECK(defaults.task == "autoencode");
     CHECK(defaults.max_length == 256);
@@ -318,17 +318,17 @@ TEST_CASE("every DataConfig error names its JSON path", "[unit]") {
 
 TEST_CASE("a data file must be a regular file within 32 MiB, each line within 1 MiB", "[unit]") {
     const test::TempDir dir("tapeformer-dataset");
-    CHECK_THROWS_WITH(read_text_items(dir.path(), "lines"), Catch::Contains("cannot open the data file (is a directory"));
+    CHECK_THROWS_WITH(read_text_items(dir.path(), TextSplit::lines), Catch::Contains("cannot open the data file (is a directory"));
     CHECK_THROWS_WITH(read_jsonl("/dev/null", 10, false), Catch::Contains("(is not a regular file)"));
     const std::string big = write_temp(dir, "big.txt", "");
     std::filesystem::resize_file(big, kMaxDataBytes + 1);
-    CHECK_THROWS_WITH(read_text_items(big, "lines"), Catch::Contains("33554433 bytes, above the limit of 33554432"));
+    CHECK_THROWS_WITH(read_text_items(big, TextSplit::lines), Catch::Contains("33554433 bytes, above the limit of 33554432"));
     // The longest line accepted, then one byte more.
     const std::string longest = std::string(kMaxDataLineBytes, 'a');
-    CHECK(read_text_items(write_temp(dir, "longest.txt", "ab\n" + longest + "\n"), "lines").size() == 2);
+    CHECK(read_text_items(write_temp(dir, "longest.txt", "ab\n" + longest + "\n"), TextSplit::lines).size() == 2);
     const std::string too_long = write_temp(dir, "long.txt", "ab\n" + longest + "a\n");
-    CHECK_THROWS_AS(read_text_items(too_long, "lines"), DataError);
-    CHECK_THROWS_WITH(read_text_items(too_long, "lines"), too_long + ":2: 1048577 bytes, above the limit of 1048576 for one line (docs/limits.md)");
+    CHECK_THROWS_AS(read_text_items(too_long, TextSplit::lines), DataError);
+    CHECK_THROWS_WITH(read_text_items(too_long, TextSplit::lines), too_long + ":2: 1048577 bytes, above the limit of 1048576 for one line (docs/limits.md)");
     const std::string too_long_jsonl = write_temp(dir, "long.jsonl", "{\"src\": [4], \"tgt\": [4]}\n" + longest + "a\n");
     CHECK_THROWS_WITH(read_jsonl(too_long_jsonl, 10, false), Catch::StartsWith(too_long_jsonl + ":2: 1048577 bytes"));
 }
@@ -338,11 +338,11 @@ TEST_CASE("text that is not UTF-8 is a data error naming the file, line and byte
     // Line 3 holds Latin-1 é (E9) where UTF-8 é is C3 A9 (line 1); also an overlong '/' (C0 AF).
     const std::string path = write_temp(dir, "latin1.txt", "caf\xc3\xa9\n\nthe caf\xe9\n");
     const std::string message = path + ":3: not UTF-8 at byte offset 7 of the line (offset 14 in the file); text data must be UTF-8";
-    CHECK_THROWS_AS(read_text_items(path, "lines"), DataError);
-    CHECK_THROWS_WITH(read_text_items(path, "stanzas"), message);
+    CHECK_THROWS_AS(read_text_items(path, TextSplit::lines), DataError);
+    CHECK_THROWS_WITH(read_text_items(path, TextSplit::stanzas), message);
     for (const char* tokenizer : {"char", "word"})
         CHECK_THROWS_WITH(load_dataset(read_config({{"source", "text"}, {"path", path}, {"tokenizer", tokenizer}})), message);
-    CHECK_THROWS_WITH(read_text_items(write_temp(dir, "overlong.txt", "a\xc0\xaf" "b\n"), "lines"), Catch::Contains(":1: not UTF-8 at byte offset 1"));
+    CHECK_THROWS_WITH(read_text_items(write_temp(dir, "overlong.txt", "a\xc0\xaf" "b\n"), TextSplit::lines), Catch::Contains(":1: not UTF-8 at byte offset 1"));
 }
 
 TEST_CASE("an example longer than the model's positions is a config error naming model.max_length", "[unit]") {

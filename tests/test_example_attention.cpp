@@ -30,7 +30,7 @@ Tensor random_sequence(int64_t B, int64_t T, int64_t C, uint64_t seed) {
 
 std::shared_ptr<AlibiAttention> make_alibi(double slope, uint64_t seed = 3) {
     Rng rng(seed);
-    return std::make_shared<AlibiAttention>(AlibiAttentionOptions{.width = 4, .slope = slope}, InitScheme{"normal", 0.5}, rng,
+    return std::make_shared<AlibiAttention>(AlibiAttentionOptions{.width = 4, .slope = slope}, InitScheme{InitKind::normal, 0.5}, rng,
                                             DType::f64);
 }
 

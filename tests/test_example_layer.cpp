@@ -22,7 +22,7 @@ Tensor random_sequence(int64_t B, int64_t T, int64_t C, uint64_t seed) {
 
 TEST_CASE("local_conv_mixer: input and every parameter match central differences (f64)", "[gradcheck]") {
     Rng rng(7);
-    LocalConvMixer mixer(3, 3, InitScheme{"normal", 0.5}, rng, DType::f64);
+    LocalConvMixer mixer(3, 3, InitScheme{InitKind::normal, 0.5}, rng, DType::f64);
     const Tensor x = random_sequence(2, 5, 3, 11);
     test::require_module_gradcheck(mixer, [&](const std::vector<Tensor>& in) { return mixer(in[0], {}); }, {x});
 }
@@ -30,7 +30,7 @@ TEST_CASE("local_conv_mixer: input and every parameter match central differences
 TEST_CASE("local_conv_mixer: output t changes exactly when one of inputs t-k+1..t changes", "[property]") {
     const int64_t T = 9, k = 3, changed = 4;
     Rng rng(5);
-    LocalConvMixer mixer(4, k, InitScheme{"xavier_uniform", 0.0}, rng, DType::f64);
+    LocalConvMixer mixer(4, k, InitScheme{InitKind::xavier_uniform, 0.0}, rng, DType::f64);
     NoGradGuard no_grad;
     const Tensor x = random_sequence(1, T, 4, 3);
     Tensor x_changed = x.clone();

@@ -188,10 +188,10 @@ TEST_CASE("multi_head_attention: a kernel that cannot do what the config asks is
 }
 
 TEST_CASE("multi_head_attention: kernel and pattern names map to their choices and back", "[unit]") {
-    for (const std::string& name : attention_choice_names<AttentionKernel>())
-        CHECK(name_of(*attention_choice_from_name<AttentionKernel>(name)) == name);
-    for (const std::string& name : attention_choice_names<AttentionPattern>())
-        CHECK(name_of(*attention_choice_from_name<AttentionPattern>(name)) == name);
-    CHECK(attention_choice_names<AttentionKernel>() == std::vector<std::string>{"softmax", "tiled", "linear"});
-    CHECK(!attention_choice_from_name<AttentionKernel>("flash").has_value());
+    for (const std::string& name : enum_name_list<AttentionKernel>())
+        CHECK(name_of(*enum_from_name<AttentionKernel>(name)) == name);
+    for (const std::string& name : enum_name_list<AttentionPattern>())
+        CHECK(name_of(*enum_from_name<AttentionPattern>(name)) == name);
+    CHECK(enum_name_list<AttentionKernel>() == std::vector<std::string>{"softmax", "tiled", "linear"});
+    CHECK(!enum_from_name<AttentionKernel>("flash").has_value());
 }

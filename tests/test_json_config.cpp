@@ -15,8 +15,8 @@ namespace {
 void read_model(const Json& root) {
     JsonReader top(root, "");
     JsonReader model = top.object("model");
-    model.integer("heads", 4, 1, 64);
-    model.integer("layers", 2, 1, 48);
+    model.integer("heads", 4, {.min = 1, .max = 64});
+    model.integer("layers", 2, {.min = 1, .max = 48});
     model.number("dropout", 0.0, 0.0, 0.99);
     model.boolean("norm_first", false);
     model.choice("activation", "relu", {"relu", "gelu"});
@@ -79,7 +79,7 @@ TEST_CASE("a reader with a resolved target records every value read, defaults in
     Json resolved;
     JsonReader top(given, "", &resolved);
     JsonReader model = top.object("model");
-    model.integer("heads", 4, 1, 64);
+    model.integer("heads", 4, {.min = 1, .max = 64});
     model.number("dropout", 0.1, 0.0, 1.0);
     model.choice("activation", "relu", {"relu", "gelu"});
     top.string("name");

@@ -22,7 +22,7 @@ private:
     struct Holder : Module {
         void add(Rng& rng) {
             const std::string name = std::to_string(count++);
-            register_module(name, std::make_shared<FeedForward>(3, 4, "relu", 0.0, nullptr, InitScheme{}, rng));
+            register_module(name, std::make_shared<FeedForward>(3, 4, Activation::relu, 0.0, nullptr, InitScheme{}, rng));
         }
         int count = 0;
     };

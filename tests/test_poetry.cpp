@@ -47,7 +47,7 @@ TEST_CASE("the poetry corpus from fortunes has stanzas and no attribution lines"
     const std::string output = dir / "poems.txt";
     const std::string corpus = build_corpus(kFortunes, output);
     CHECK(build_corpus(kFortunes, output) == corpus);  // deterministic
-    const auto stanzas = tf::train::read_text_items(output, "stanzas");
+    const auto stanzas = tf::train::read_text_items(output, tf::train::TextSplit::stanzas);
     CHECK(stanzas.size() >= 100);
     const std::regex attribution(R"((^|\n)\s*--)");
     for (const std::string& stanza : stanzas) {

@@ -64,7 +64,7 @@ TEST_CASE("sinusoidal PE(pos + k) = T_k·PE(pos) with T_k independent of pos", "
 
 TEST_CASE("learned positional encoding: a (max_len, C) weight, rows from offset, an error naming max_len", "[unit]") {
     Rng rng(32);
-    LearnedPositionalEncoding encoding(10, 4, InitScheme{"normal", 0.02}, rng, DType::f64);
+    LearnedPositionalEncoding encoding(10, 4, InitScheme{InitKind::normal, 0.02}, rng, DType::f64);
     REQUIRE(encoding.state_dict().at("weight").shape() == Shape{10, 4});
     const Tensor x = Tensor::uniform({2, 3, 4}, -1, 1, rng, DType::f64);
     REQUIRE(test::max_relative_difference(encoding(x, 2), x + slice(encoding.weight(), 0, 2, 5)) == 0.0);
@@ -78,7 +78,7 @@ TEST_CASE("learned positional encoding: a (max_len, C) weight, rows from offset,
 TEST_CASE("positional encoding gradients (input, learned weight) match finite differences", "[gradcheck]") {
     Rng rng(33);
     const Tensor x = Tensor::uniform({2, 3, 4}, -1, 1, rng, DType::f64);
-    LearnedPositionalEncoding learned(6, 4, InitScheme{"normal", 0.5}, rng, DType::f64);
+    LearnedPositionalEncoding learned(6, 4, InitScheme{InitKind::normal, 0.5}, rng, DType::f64);
     test::gradcheck_inputs_and_parameters(learned, {x}, [&](const std::vector<Tensor>& in) { return learned(in[0], 1); });
     const SinusoidalPositionalEncoding sinusoidal(6, 4, SinusoidalPositionalEncoding::InputScale::sqrt_width, DType::f64);
     const GradcheckResult result = gradcheck([&](const std::vector<Tensor>& in) { return sinusoidal(in[0], 2); }, {x});

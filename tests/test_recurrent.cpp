@@ -156,7 +156,7 @@ TEST_CASE("recurrent init: U(−1/√H, 1/√H) by default, an InitScheme on req
         for (const double value : tensor.to_vector()) largest = std::max(largest, std::abs(value));
     REQUIRE(largest <= 0.25);  // 1/√16
     REQUIRE(largest > 0.2);    // and it does use the range
-    options.init = InitScheme{"ones", 0.0};
+    options.init = InitScheme{InitKind::ones, 0.0};
     const LSTM scheme(options, rng);
     REQUIRE(scheme.state_dict().at("weight_hh_l0").to_vector() == std::vector<double>(16 * 4 * 16, 1.0));
     REQUIRE(scheme.state_dict().at("bias_ih_l0").to_vector() == std::vector<double>(4 * 16, 0.0));

@@ -23,12 +23,12 @@ ModelInput toy_batch() {
 
 std::shared_ptr<RnnSeq2Seq> make_model(const std::string& cell, const std::string& attention, bool bidirectional, int64_t layers) {
     RnnSeq2SeqOptions options;
-    options.cell = cell;
+    options.cell = *enum_from_name<RecurrentCellKind>(cell);
     options.embedding_size = 5;
     options.hidden_size = 6;
     options.num_layers = layers;
     options.bidirectional_encoder = bidirectional;
-    options.attention = attention;
+    options.attention = *enum_from_name<RnnAttentionKind>(attention);
     ModelBuildContext build;
     build.vocab_size = 10;
     build.seed = 3;
@@ -89,10 +89,10 @@ TEST_CASE("RNN seq2seq: every parameter gets a gradient that matches finite diff
     const std::string attention = GENERATE(std::string("none"), std::string("additive"));
     INFO(attention);
     RnnSeq2SeqOptions options;
-    options.cell = "gru";
+    options.cell = RecurrentCellKind::gru;
     options.embedding_size = 3;
     options.hidden_size = 4;
-    options.attention = attention;
+    options.attention = *enum_from_name<RnnAttentionKind>(attention);
     ModelBuildContext build;
     build.vocab_size = 10;
     build.seed = 5;

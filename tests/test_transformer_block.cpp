@@ -16,7 +16,7 @@ using namespace tf;
 
 namespace {
 
-TransformerBlockOptions small_block(bool norm_first, const std::string& activation = "relu") {
+TransformerBlockOptions small_block(bool norm_first, Activation activation = Activation::relu) {
     return {.attention = {.d_model = 4, .heads = 2}, .ffn_hidden = 6, .activation = activation, .norm_first = norm_first};
 }
 
@@ -40,8 +40,8 @@ void zero_parameters(Module& module, const std::vector<std::string>& prefixes) {
 
 TEST_CASE("encoder block: gradient w.r.t. input and every parameter, pre-LN and post-LN", "[gradcheck]") {
     const bool norm_first = GENERATE(true, false);
-    const std::string activation = GENERATE(std::string("relu"), std::string("gelu"));
-    INFO("norm_first " << norm_first << ", " << activation);
+    const Activation activation = GENERATE(Activation::relu, Activation::gelu);
+    INFO("norm_first " << norm_first << ", " << name_of(activation));
     auto block = make_block<TransformerEncoderBlock>(small_block(norm_first, activation), 31);
     test::randomize_parameters(*block, 32);
     Rng rng(33);
@@ -84,7 +84,7 @@ TEST_CASE("post-LN ends in a layer norm, pre-LN keeps the residual stream open",
 TEST_CASE("decoder block output at t is bit-identical when targets after t change (Vaswani et al. 2017 §3.2.3)",
           "[property]") {
     const int64_t T = 5, t = 1;
-    auto block = make_block<TransformerDecoderBlock>(small_block(GENERATE(true, false), "relu"), 40, DType::f32);
+    auto block = make_block<TransformerDecoderBlock>(small_block(GENERATE(true, false), Activation::relu), 40, DType::f32);
     Rng rng(41);
     const Tensor x = test::random_tensor({2, T, 4}, rng, DType::f32);
     const Tensor memory = test::random_tensor({2, 6, 4}, rng, DType::f32);

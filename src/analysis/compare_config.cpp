@@ -77,8 +77,8 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
     }
     if (top.has("analysis")) {
         config::JsonReader analysis = top.object("analysis");
-        compare.examples = analysis.integer("examples", compare.examples, 1, 1000);
-        compare.probes = analysis.integer("probes", compare.probes, 0, 1000);
+        compare.examples = analysis.integer("examples", compare.examples, {.min = 1, .max = 1000});
+        compare.probes = analysis.integer("probes", compare.probes, {.min = 0, .max = 1000});
         analysis.finish();
     }
     top.finish({"optimizer", "train"});

@@ -26,22 +26,22 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 // W4 (GPT: pre-LN, GELU, learned positions, final norm); dropout 0 in both.
 ModelConfig transformer_config(bool language_model, int64_t max_length) {
     ModelConfig config;
-    config.type = language_model ? "lm" : "transformer";
+    config.type = language_model ? ModelKind::lm : ModelKind::transformer;
     config.max_length = max_length;
     TransformerOptions& t = config.transformer;
     t.d_model = 128, t.heads = 4, t.ffn_hidden = 512, t.dropout = 0.0, t.attention_dropout = 0.0, t.final_norm = true;
     t.encoder_layers = 2, t.decoder_layers = 2, t.layers = 4;
     t.norm_first = language_model;
-    t.activation = language_model ? "gelu" : "relu";
-    t.positions = language_model ? "learned" : "sinusoidal";
+    t.activation = language_model ? Activation::gelu : Activation::relu;
+    t.positions = language_model ? PositionKind::learned : PositionKind::sinusoidal;
     t.scale_embeddings = !language_model;
     return config;
 }
 
 // W2 (GRU encoder, GRU-cell decoder with Bahdanau attention) and W3 (tanh RNN, no attention).
-ModelConfig rnn_config(const std::string& cell, const std::string& attention) {
+ModelConfig rnn_config(RecurrentCellKind cell, RnnAttentionKind attention) {
     ModelConfig config;
-    config.type = "rnn_seq2seq";
+    config.type = ModelKind::rnn_seq2seq;
     config.rnn.cell = cell;
     config.rnn.embedding_size = 128, config.rnn.hidden_size = 128, config.rnn.num_layers = 1;
     config.rnn.attention = attention;
@@ -110,8 +110,8 @@ double train_step(SequenceModel& model, train::Adam& adam, const BenchBatch& bat
 
 std::vector<Workload> reference_workloads() {
     return {{"W1", transformer_config(false, 512), 32, 64},
-            {"W2", rnn_config("gru", "additive"), 32, 64},
-            {"W3", rnn_config("rnn", "none"), 32, 64},
+            {"W2", rnn_config(RecurrentCellKind::gru, RnnAttentionKind::additive), 32, 64},
+            {"W3", rnn_config(RecurrentCellKind::rnn, RnnAttentionKind::none), 32, 64},
             {"W4", transformer_config(true, 128), 16, 128}};
 }
 

@@ -24,7 +24,7 @@ struct DecodeArguments {
 // runs out of positions (its decoder sees <bos>, any prompt, and every token generated so far).
 int64_t decode_length(const train::LoadedRun& run, const DecodeArguments& args, int64_t prompt_length) {
     const int64_t requested = args.max_length > 0 ? args.max_length : run.config.decode.max_length;
-    if (run.config.model.type == "rnn_seq2seq") return requested;
+    if (run.config.model.type == ModelKind::rnn_seq2seq) return requested;
     return std::min(requested, run.config.model.max_length - prompt_length);
 }
 

@@ -49,8 +49,9 @@ std::string range_text(const std::string& kind, double min, double max) {
 }
 }  // namespace
 
-int64_t JsonReader::integer(const std::string& key, int64_t min, int64_t max) {
+int64_t JsonReader::integer(const std::string& key, IntegerRange range) {
     const Json& v = value(key);
+    const auto [min, max] = range;
     const std::string expected = range_text("an integer", static_cast<double>(min), static_cast<double>(max));
     // nlohmann would turn 1.5 into 1 and −3 into a huge unsigned: check the JSON kind first.
     if (!v.is_number_integer()) fail(key, expected, v);
@@ -62,8 +63,8 @@ int64_t JsonReader::integer(const std::string& key, int64_t min, int64_t max) {
     return resolve(key, result);
 }
 
-int64_t JsonReader::integer(const std::string& key, int64_t fallback, int64_t min, int64_t max) {
-    return has(key) ? integer(key, min, max) : (read_.insert(key), resolve(key, fallback));
+int64_t JsonReader::integer(const std::string& key, int64_t fallback, IntegerRange range) {
+    return has(key) ? integer(key, range) : (read_.insert(key), resolve(key, fallback));
 }
 
 double JsonReader::number(const std::string& key, double min, double max) {

@@ -10,10 +10,18 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/error.h"
+#include "config/enum_names.h"
 
 namespace tf::config {
 
 using Json = nlohmann::json;
+
+// The closed range an integer must lie in. A call names its bounds, so a fallback and a bound
+// cannot change places unseen: integer("heads", 4, {.min = 1, .max = 64}).
+struct IntegerRange {
+    int64_t min = std::numeric_limits<int64_t>::min();
+    int64_t max = std::numeric_limits<int64_t>::max();
+};
 
 class JsonReader {
 public:
@@ -28,9 +36,8 @@ public:
     std::string path_of(const std::string& key) const;
 
     // Each getter marks the key as read. Without a default the key is required.
-    int64_t integer(const std::string& key, int64_t min = std::numeric_limits<int64_t>::min(),
-                    int64_t max = std::numeric_limits<int64_t>::max());
-    int64_t integer(const std::string& key, int64_t fallback, int64_t min, int64_t max);
+    int64_t integer(const std::string& key, IntegerRange range = {});
+    int64_t integer(const std::string& key, int64_t fallback, IntegerRange range);
     double number(const std::string& key, double min = -std::numeric_limits<double>::infinity(),
                   double max = std::numeric_limits<double>::infinity());
     double number(const std::string& key, double fallback, double min, double max);
@@ -41,6 +48,18 @@ public:
     // A string that must be one of `choices`.
     std::string choice(const std::string& key, const std::vector<std::string>& choices);
     std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices);
+    // A choice read straight into an enum, its names from enum_names(Enum{}) (config/enum_names.h):
+    // the same checks and messages as the string forms, so only the reader ever sees the name.
+    template <class Enum>
+        requires std::is_enum_v<Enum>
+    Enum choice(const std::string& key) {
+        return *enum_from_name<Enum>(choice(key, enum_name_list<Enum>()));
+    }
+    template <class Enum>
+        requires std::is_enum_v<Enum>
+    Enum choice(const std::string& key, Enum fallback) {
+        return *enum_from_name<Enum>(choice(key, name_of(fallback), enum_name_list<Enum>()));
+    }
     std::vector<int64_t> integers(const std::string& key, int64_t min, int64_t max);
     // A nested object, read with its own reader (its own unknown-key check).
     JsonReader object(const std::string& key);

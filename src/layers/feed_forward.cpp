@@ -1,24 +1,21 @@
 // FeedForward block.
 #include "layers/feed_forward.h"
 
-#include "autograd/error.h"
 #include "autograd/ops.h"
 
 namespace tf {
 
-FeedForward::FeedForward(int64_t width, int64_t hidden, const std::string& activation, double dropout_p,
+FeedForward::FeedForward(int64_t width, int64_t hidden, Activation activation, double dropout_p,
                          std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype)
-    : gelu_(activation == "gelu") {
-    if (activation != "relu" && activation != "gelu")
-        throw ValueError("FeedForward: activation must be \"relu\" or \"gelu\", got \"" + activation + "\"");
-    linear1_ = register_module("linear1", std::make_shared<Linear>(width, hidden, true, init, rng, dtype));
-    linear2_ = register_module("linear2", std::make_shared<Linear>(hidden, width, true, init, rng, dtype));
+    : activation_(activation) {
+    linear1_ = register_module("linear1", std::make_shared<Linear>(width, hidden, Bias::learned, init, rng, dtype));
+    linear2_ = register_module("linear2", std::make_shared<Linear>(hidden, width, Bias::learned, init, rng, dtype));
     dropout_ = register_module("dropout", std::make_shared<Dropout>(dropout_p, std::move(dropout_rng)));
 }
 
 Tensor FeedForward::forward(const Tensor& x) const {
     const Tensor hidden = (*linear1_)(x);  // (…, hidden)
-    return (*linear2_)((*dropout_)(gelu_ ? gelu(hidden) : relu(hidden)));
+    return (*linear2_)((*dropout_)(activation_ == Activation::gelu ? gelu(hidden) : relu(hidden)));
 }
 
 }  // namespace tf

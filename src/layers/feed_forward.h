@@ -3,16 +3,22 @@
 // Parameters are named linear1/linear2 as in PyTorch's TransformerEncoderLayer.
 #pragma once
 #include <memory>
-#include <string>
+#include <span>
 
+#include "config/enum_names.h"
 #include "layers/dropout.h"
 #include "layers/linear.h"
 
 namespace tf {
 
+// The FFN's act, named "relu" or "gelu" in configs.
+enum class Activation { relu, gelu };
+inline constexpr EnumName<Activation> kActivationNames[] = {{Activation::relu, "relu"}, {Activation::gelu, "gelu"}};
+inline std::span<const EnumName<Activation>> enum_names(Activation) { return kActivationNames; }
+
 class FeedForward : public Module {
 public:
-    FeedForward(int64_t width, int64_t hidden, const std::string& activation, double dropout_p,
+    FeedForward(int64_t width, int64_t hidden, Activation activation, double dropout_p,
                 std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype = DType::f32);
     Tensor forward(const Tensor& x) const;
     Tensor operator()(const Tensor& x) const { return forward(x); }
@@ -20,7 +26,7 @@ public:
 private:
     std::shared_ptr<Linear> linear1_, linear2_;
     std::shared_ptr<Dropout> dropout_;
-    bool gelu_;
+    Activation activation_;
 };
 
 }  // namespace tf

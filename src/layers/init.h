@@ -4,20 +4,27 @@
 //   normal:          N(0, std²)
 //   zeros, ones
 #pragma once
-#include <string>
-#include <vector>
+#include <span>
 
 #include "autograd/random.h"
 #include "autograd/tensor.h"
+#include "config/enum_names.h"
 
 namespace tf {
 
-struct InitScheme {
-    std::string name = "xavier_uniform";  // one of init_scheme_names()
-    double std = 0.02;                    // for "normal"
-};
+// The scheme's name in configs is its InitKind's name below.
+enum class InitKind { xavier_uniform, kaiming_normal, normal, zeros, ones };
+inline constexpr EnumName<InitKind> kInitKindNames[] = {{InitKind::xavier_uniform, "xavier_uniform"},
+                                                        {InitKind::kaiming_normal, "kaiming_normal"},
+                                                        {InitKind::normal, "normal"},
+                                                        {InitKind::zeros, "zeros"},
+                                                        {InitKind::ones, "ones"}};
+inline std::span<const EnumName<InitKind>> enum_names(InitKind) { return kInitKindNames; }
 
-const std::vector<std::string>& init_scheme_names();
+struct InitScheme {
+    InitKind kind = InitKind::xavier_uniform;
+    double std = 0.02;  // for InitKind::normal
+};
 
 // A new tensor of `shape` initialised by `scheme`; fan_in/fan_out are the layer's input/output widths.
 Tensor init_tensor(const Shape& shape, int64_t fan_in, int64_t fan_out, const InitScheme& scheme, Rng& rng,

@@ -5,9 +5,9 @@
 
 namespace tf {
 
-Linear::Linear(int64_t in_features, int64_t out_features, bool bias, const InitScheme& init, Rng& rng, DType dtype) {
+Linear::Linear(int64_t in_features, int64_t out_features, Bias bias, const InitScheme& init, Rng& rng, DType dtype) {
     weight_ = register_parameter("weight", init_tensor({out_features, in_features}, in_features, out_features, init, rng, dtype));
-    if (bias) bias_ = register_parameter("bias", Tensor::zeros({out_features}, dtype));
+    if (bias == Bias::learned) bias_ = register_parameter("bias", Tensor::zeros({out_features}, dtype));
 }
 
 // y = x·Wᵀ + b: one GEMM over all leading dimensions (matmul folds them into rows).

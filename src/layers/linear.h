@@ -6,9 +6,12 @@
 
 namespace tf {
 
+// Whether y gets the learned b (zeros at first), named at each call: Linear(C, V, Bias::learned, …).
+enum class Bias { none, learned };
+
 class Linear : public Module {
 public:
-    Linear(int64_t in_features, int64_t out_features, bool bias, const InitScheme& init, Rng& rng,
+    Linear(int64_t in_features, int64_t out_features, Bias bias, const InitScheme& init, Rng& rng,
            DType dtype = DType::f32);
     Tensor forward(const Tensor& x) const;
     Tensor operator()(const Tensor& x) const { return forward(x); }

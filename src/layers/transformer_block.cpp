@@ -35,8 +35,8 @@ TransformerBlockOptions block_options_from_config(config::JsonReader& config, co
     TransformerBlockOptions o;
     o.dropout = config.number("dropout", 0.0, 0.0, 0.999);
     o.attention = MultiHeadAttention::options_from_config(config, build, "attention_dropout", o.dropout);
-    o.ffn_hidden = config.integer("ffn_hidden", 4 * o.attention.d_model, 1, std::numeric_limits<int64_t>::max());
-    o.activation = config.choice("activation", "relu", {"relu", "gelu"});
+    o.ffn_hidden = config.integer("ffn_hidden", 4 * o.attention.d_model, {.min = 1});
+    o.activation = config.choice("activation", Activation::relu);
     o.norm_first = config.boolean("norm_first", false);
     o.norm_eps = config.number("norm_eps", 1e-5, std::numeric_limits<double>::min(), 1.0);
     return o;

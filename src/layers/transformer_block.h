@@ -17,7 +17,7 @@ namespace tf {
 struct TransformerBlockOptions {
     MultiHeadAttentionOptions attention{};  // d_model, heads, …; its dropout is the one on attention weights
     int64_t ffn_hidden = 0;               // the FFN's inner width; 0 means 4·d_model
-    std::string activation = "relu";      // "relu" or "gelu"
+    Activation activation = Activation::relu;
     double dropout = 0.0;                 // on each sublayer's output and inside the FFN
     bool norm_first = false;              // pre-LN if true, post-LN if false
     double norm_eps = 1e-5;

@@ -5,7 +5,7 @@
 // Every key is documented in docs/config.md; the exact math and parameter names in docs/models.md.
 #pragma once
 #include <memory>
-#include <string>
+#include <span>
 
 #include "config/json_reader.h"
 #include "models/build_context.h"
@@ -15,12 +15,18 @@
 
 namespace tf {
 
+// The architecture: "type" in configs.
+enum class ModelKind { transformer, lm, rnn_seq2seq };
+inline constexpr EnumName<ModelKind> kModelKindNames[] = {
+    {ModelKind::transformer, "transformer"}, {ModelKind::lm, "lm"}, {ModelKind::rnn_seq2seq, "rnn_seq2seq"}};
+inline std::span<const EnumName<ModelKind>> enum_names(ModelKind) { return kModelKindNames; }
+
 struct ModelConfig {
-    std::string type;
+    ModelKind type = ModelKind::transformer;
     int64_t max_length = 512;  // positions the model covers (transformers)
     RnnSeq2SeqOptions rnn;
     TransformerOptions transformer;
-    bool is_language_model() const { return type == "lm"; }
+    bool is_language_model() const { return type == ModelKind::lm; }
 };
 
 // Reads and validates the section (unknown keys are errors naming their path).

@@ -2,11 +2,11 @@
 // maps a batch of token ids to next-token logits (teacher forcing), and can decode step by step.
 // Seq2seq models read src and predict tgt; the decoder-only LM reads only tgt_in.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
-#include <memory>
-
+#include "autograd/error.h"
 #include "layers/forward_observer.h"
 #include "layers/module.h"
 
@@ -22,12 +22,29 @@ struct ModelInput {
     ForwardObserver* observer = nullptr;  // not owned: analysis records, the curriculum's τ factor
 };
 
-// Everything a model keeps between decoding steps. Each tensor has the batch (or beam) as its
-// first axis, so beam search can reorder hypotheses by selecting rows, whatever the model.
+// What one model keeps between decoding steps, as its own named struct (TransformerDecodeState,
+// RnnDecodeState; a key/value cache grows here). Every tensor in it has the batch (or beam) as its
+// first axis, and batch_tensors lists them, so beam search can reorder hypotheses by selecting
+// rows whatever the model.
+struct ModelDecodeState {
+    virtual ~ModelDecodeState() = default;
+    virtual std::vector<Tensor*> batch_tensors() = 0;
+};
+
+// What the decoders hold: the model's own state (null for a model that keeps none) and the
+// source lengths.
 struct DecodeState {
-    std::vector<Tensor> tensors;
+    std::unique_ptr<ModelDecodeState> model_state;
     std::vector<int64_t> src_lengths;
 };
+
+// The model's own state inside `state`, as the State its begin_decode made.
+template <class State>
+State& model_state_of(DecodeState& state) {
+    auto* own = dynamic_cast<State*>(state.model_state.get());
+    if (!own) throw ValueError("decode_step: the state was not made by this model's begin_decode");
+    return *own;
+}
 
 class SequenceModel : public Module {
 public:

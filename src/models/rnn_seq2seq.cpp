@@ -8,14 +8,14 @@ namespace tf {
 
 RnnSeq2SeqOptions read_rnn_seq2seq_options(config::JsonReader& section) {
     RnnSeq2SeqOptions options;
-    options.cell = section.choice("cell", options.cell, {"rnn", "gru", "lstm"});
-    options.embedding_size = section.integer("embedding_size", options.embedding_size, 1, 65536);
-    options.hidden_size = section.integer("hidden_size", options.hidden_size, 1, 65536);
-    options.num_layers = section.integer("num_layers", options.num_layers, 1, 16);
+    options.cell = section.choice("cell", options.cell);
+    options.embedding_size = section.integer("embedding_size", options.embedding_size, {.min = 1, .max = 65536});
+    options.hidden_size = section.integer("hidden_size", options.hidden_size, {.min = 1, .max = 65536});
+    options.num_layers = section.integer("num_layers", options.num_layers, {.min = 1, .max = 16});
     options.bidirectional_encoder = section.boolean("bidirectional_encoder", options.bidirectional_encoder);
-    options.attention = section.choice("attention", options.attention, {"none", "additive", "luong_dot", "luong_general"});
+    options.attention = section.choice("attention", options.attention);
     options.dropout = section.number("dropout", options.dropout, 0.0, 0.99);
-    if (options.attention == "luong_dot" && options.bidirectional_encoder)
+    if (options.attention == RnnAttentionKind::luong_dot && options.bidirectional_encoder)
         throw ConfigError(section.path_of("attention") + ": \"luong_dot\" needs encoder and decoder states of one width; "
                           "with a bidirectional encoder use \"luong_general\" or \"additive\"");
     return options;
@@ -23,16 +23,16 @@ RnnSeq2SeqOptions read_rnn_seq2seq_options(config::JsonReader& section) {
 
 namespace {
 
-std::shared_ptr<RecurrentLayer> make_layer(const std::string& cell, const RecurrentOptions& options, Rng& rng,
+std::shared_ptr<RecurrentLayer> make_layer(RecurrentCellKind cell, const RecurrentOptions& options, Rng& rng,
                                            std::shared_ptr<Rng> dropout_rng) {
-    if (cell == "rnn") return std::make_shared<RNN>(options, rng, dropout_rng);
-    if (cell == "gru") return std::make_shared<GRU>(options, rng, dropout_rng);
+    if (cell == RecurrentCellKind::rnn) return std::make_shared<RNN>(options, rng, dropout_rng);
+    if (cell == RecurrentCellKind::gru) return std::make_shared<GRU>(options, rng, dropout_rng);
     return std::make_shared<LSTM>(options, rng, dropout_rng);
 }
 
-std::shared_ptr<RecurrentCell> make_cell(const std::string& cell, int64_t input, int64_t hidden, Rng& rng, DType dtype) {
-    if (cell == "rnn") return std::make_shared<RNNCell>(input, hidden, RNNCell::Nonlinearity::tanh, std::nullopt, rng, dtype);
-    if (cell == "gru") return std::make_shared<GRUCell>(input, hidden, std::nullopt, rng, dtype);
+std::shared_ptr<RecurrentCell> make_cell(RecurrentCellKind cell, int64_t input, int64_t hidden, Rng& rng, DType dtype) {
+    if (cell == RecurrentCellKind::rnn) return std::make_shared<RNNCell>(input, hidden, RNNCell::Nonlinearity::tanh, std::nullopt, rng, dtype);
+    if (cell == RecurrentCellKind::gru) return std::make_shared<GRUCell>(input, hidden, std::nullopt, rng, dtype);
     return std::make_shared<LSTMCell>(input, hidden, std::nullopt, rng, dtype);
 }
 
@@ -50,7 +50,7 @@ RnnSeq2Seq::RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext
     : SequenceModel(build.dropout_rng), options_(options), vocab_size_(build.vocab_size) {
     Rng rng(build.seed);
     const int64_t E = options.embedding_size, H = options.hidden_size, V = build.vocab_size;
-    const InitScheme embedding_init{"normal", 1.0}, linear_init{"xavier_uniform", 0.0};
+    const InitScheme embedding_init{InitKind::normal, 1.0}, linear_init{InitKind::xavier_uniform, 0.0};
     src_embedding_ = register_module("src_embedding", std::make_shared<Embedding>(V, E, build.pad_id, embedding_init, rng, build.dtype));
     tgt_embedding_ = register_module("tgt_embedding", std::make_shared<Embedding>(V, E, build.pad_id, embedding_init, rng, build.dtype));
     RecurrentOptions encoder_options{E, H, options.num_layers, options.bidirectional_encoder, options.dropout,
@@ -59,21 +59,21 @@ RnnSeq2Seq::RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext
     const int64_t H_enc = encoder_->output_size();
     if (has_attention()) {
         decoder_cell_ = register_module("decoder_cell", make_cell(options.cell, E + H_enc, H, rng, build.dtype));
-        bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, true, linear_init, rng, build.dtype));
-        if (options.attention == "additive")
+        bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, Bias::learned, linear_init, rng, build.dtype));
+        if (options.attention == RnnAttentionKind::additive)
             additive_ = register_module("attention", std::make_shared<AdditiveAttention>(H, H_enc, H, linear_init, rng, build.dtype));
         else
             luong_ = register_module("attention", std::make_shared<LuongAttention>(
-                options.attention == "luong_dot" ? LuongAttention::Score::dot : LuongAttention::Score::general, H, H_enc,
+                options.attention == RnnAttentionKind::luong_dot ? LuongAttention::Score::dot : LuongAttention::Score::general, H, H_enc,
                 linear_init, rng, build.dtype));
-        output_ = register_module("output", std::make_shared<Linear>(H + H_enc + E, V, true, linear_init, rng, build.dtype));
+        output_ = register_module("output", std::make_shared<Linear>(H + H_enc + E, V, Bias::learned, linear_init, rng, build.dtype));
     } else {
         RecurrentOptions decoder_options{E, H, options.num_layers, false, options.dropout,
                                          RNNCell::Nonlinearity::tanh, std::nullopt, build.dtype};
         decoder_ = register_module("decoder", make_layer(options.cell, decoder_options, rng, build.dropout_rng));
         if (options.bidirectional_encoder)
-            bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, true, linear_init, rng, build.dtype));
-        output_ = register_module("output", std::make_shared<Linear>(H, V, true, linear_init, rng, build.dtype));
+            bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, Bias::learned, linear_init, rng, build.dtype));
+        output_ = register_module("output", std::make_shared<Linear>(H, V, Bias::learned, linear_init, rng, build.dtype));
     }
 }
 
@@ -92,7 +92,7 @@ RnnSeq2Seq::Encoded RnnSeq2Seq::encode(const ModelInput& input) {
         return dirs == 1 ? parts[0] : concat(parts, 1);
     };
     Encoded result{encoded.outputs, {}};
-    const bool lstm = options_.cell == "lstm";
+    const bool lstm = options_.cell == RecurrentCellKind::lstm;
     if (has_attention()) {
         // s_0 = tanh(W_init h_S) from the last encoder layer; an LSTM's c_0 starts at 0.
         const Tensor s0 = tanh((*bridge_)(layer_final(encoder_->num_layers() - 1, false)));
@@ -149,49 +149,52 @@ Tensor RnnSeq2Seq::forward(const ModelInput& input) {
         if (recording) weights.push_back(reshape(step_weights.detach(), {B, 1, 1, -1}));
     }
     if (recording)   // one head: (B, 1, T, S), target rows over source columns
-        input.observer->attention.push_back({.name = "attention", .kind = options_.attention,
+        input.observer->attention.push_back({.name = "attention", .kind = name_of(options_.attention),
                                              .queries_from = SequenceSide::target, .keys_from = SequenceSide::source,
                                              .weights = concat(weights, 2)});
     return (*output_)(concat(features, 1));  // (B, T, V)
 }
 
+std::vector<Tensor*> RnnDecodeState::batch_tensors() {
+    std::vector<Tensor*> tensors;
+    for (RecurrentState& layer : layers) {
+        tensors.push_back(&layer.h);
+        if (layer.c.defined()) tensors.push_back(&layer.c);
+    }
+    for (Tensor* tensor : {&projected_keys, &encoder_states, &padding})
+        if (tensor->defined()) tensors.push_back(tensor);
+    return tensors;
+}
+
 DecodeState RnnSeq2Seq::begin_decode(const ModelInput& input) {
     Encoded encoded = encode(input);
-    DecodeState state;
-    state.src_lengths = input.src_lengths;
-    const bool lstm = options_.cell == "lstm";
-    for (const RecurrentState& layer : encoded.decoder_init) {
-        state.tensors.push_back(layer.h);
-        if (lstm) state.tensors.push_back(layer.c);
-    }
+    auto state = std::make_unique<RnnDecodeState>();
+    const bool lstm = options_.cell == RecurrentCellKind::lstm;
+    for (const RecurrentState& layer : encoded.decoder_init) state->layers.push_back({layer.h, lstm ? layer.c : Tensor()});
     if (has_attention()) {
-        const Tensor padding = input.src_padding_mask.defined()
-                                   ? input.src_padding_mask
-                                   : Tensor::zeros({encoded.states.size(0), encoded.states.size(1)}, encoded.states.dtype());
-        state.tensors.insert(state.tensors.end(), {project_keys(encoded.states), encoded.states, padding});
+        state->padding = input.src_padding_mask.defined()
+                             ? input.src_padding_mask
+                             : Tensor::zeros({encoded.states.size(0), encoded.states.size(1)}, encoded.states.dtype());
+        state->projected_keys = project_keys(encoded.states);
+        state->encoder_states = encoded.states;
     }
-    return state;
+    return {std::move(state), input.src_lengths};
 }
 
 Tensor RnnSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
+    RnnDecodeState& s = model_state_of<RnnDecodeState>(state);
     const Tensor x = (*tgt_embedding_)(last_tokens(prefix));  // (B, E)
-    const bool lstm = options_.cell == "lstm";
-    const std::size_t per_layer = lstm ? 2 : 1;
-    auto& t = state.tensors;
+    const bool lstm = options_.cell == RecurrentCellKind::lstm;
     if (has_attention()) {
-        // tensors: s, (c), projected keys, encoder states, padding
-        const std::size_t keys = per_layer;
-        auto [next, feature] = attention_step(x, {t[0], lstm ? t[1] : Tensor()}, t[keys], t[keys + 1], t[keys + 2], nullptr);
-        t[0] = next.h;
-        if (lstm) t[1] = next.c;
+        auto [next, feature] = attention_step(x, s.layers[0], s.projected_keys, s.encoder_states, s.padding, nullptr);
+        s.layers[0] = {next.h, lstm ? next.c : Tensor()};
         return (*output_)(feature);
     }
     Tensor layer_input = x;
     for (int64_t layer = 0; layer < decoder_->num_layers(); ++layer) {
-        const std::size_t at = static_cast<std::size_t>(layer) * per_layer;
-        const RecurrentState next = decoder_->cell(layer).step(layer_input, {t[at], lstm ? t[at + 1] : Tensor()});
-        t[at] = next.h;
-        if (lstm) t[at + 1] = next.c;
+        RecurrentState& layer_state = s.layers[static_cast<std::size_t>(layer)];
+        const RecurrentState next = decoder_->cell(layer).step(layer_input, layer_state);
+        layer_state = {next.h, lstm ? next.c : Tensor()};
         layer_input = next.h;
     }
     return (*output_)(layer_input);  // (B, V)

@@ -8,6 +8,7 @@
 //                            logits_t = W_out [s_t; context_t; x_t]
 #pragma once
 #include <memory>
+#include <span>
 #include <string>
 
 #include "config/json_reader.h"
@@ -19,13 +20,38 @@
 
 namespace tf {
 
+// The cell of encoder and decoder: "cell" in configs.
+enum class RecurrentCellKind { rnn, gru, lstm };
+inline constexpr EnumName<RecurrentCellKind> kRecurrentCellKindNames[] = {
+    {RecurrentCellKind::rnn, "rnn"}, {RecurrentCellKind::gru, "gru"}, {RecurrentCellKind::lstm, "lstm"}};
+inline std::span<const EnumName<RecurrentCellKind>> enum_names(RecurrentCellKind) { return kRecurrentCellKindNames; }
+
+// How the decoder reads the encoder states: "attention" in configs.
+enum class RnnAttentionKind { none, additive, luong_dot, luong_general };
+inline constexpr EnumName<RnnAttentionKind> kRnnAttentionKindNames[] = {{RnnAttentionKind::none, "none"},
+                                                                        {RnnAttentionKind::additive, "additive"},
+                                                                        {RnnAttentionKind::luong_dot, "luong_dot"},
+                                                                        {RnnAttentionKind::luong_general, "luong_general"}};
+inline std::span<const EnumName<RnnAttentionKind>> enum_names(RnnAttentionKind) { return kRnnAttentionKindNames; }
+
+// What the RNN encoder-decoder keeps between decoding steps.
+struct RnnDecodeState : ModelDecodeState {
+    // The decoder's state per layer (one layer with attention): h (B, H), and c (B, H) for an LSTM.
+    std::vector<RecurrentState> layers;
+    // With attention only (else undefined): what each step attends over.
+    Tensor projected_keys;  // (B, S, ·) the keys the attention precomputes from the encoder states
+    Tensor encoder_states;  // (B, S, H·dirs)
+    Tensor padding;         // (B, S) f32, 1 = padding
+    std::vector<Tensor*> batch_tensors() override;
+};
+
 struct RnnSeq2SeqOptions {
-    std::string cell = "gru";         // rnn | gru | lstm
+    RecurrentCellKind cell = RecurrentCellKind::gru;
     int64_t embedding_size = 128;     // E
     int64_t hidden_size = 128;        // H
     int64_t num_layers = 1;           // encoder layers; also decoder layers without attention
     bool bidirectional_encoder = false;
-    std::string attention = "none";   // none | additive | luong_dot | luong_general
+    RnnAttentionKind attention = RnnAttentionKind::none;
     double dropout = 0.0;             // between stacked RNN layers
 };
 
@@ -45,7 +71,7 @@ private:
         std::vector<RecurrentState> decoder_init;  // one per decoder layer
     };
     Encoded encode(const ModelInput& input);
-    bool has_attention() const { return options_.attention != "none"; }
+    bool has_attention() const { return options_.attention != RnnAttentionKind::none; }
     AttentionContext attend(const Tensor& query, const Tensor& projected_keys, const Tensor& states,
                             const Tensor& padding) const;
     Tensor project_keys(const Tensor& states) const;

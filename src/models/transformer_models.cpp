@@ -14,7 +14,7 @@ namespace {
 LayerBuildContext block_build_context(const TransformerOptions& options, Rng& rng, std::shared_ptr<Rng> dropout_rng,
                                       DType dtype) {
     return {.width = options.d_model, .init_rng = &rng, .dropout_rng = std::move(dropout_rng),
-            .init = InitScheme{"xavier_uniform", 0.0}, .dtype = dtype};
+            .init = InitScheme{InitKind::xavier_uniform, 0.0}, .dtype = dtype};
 }
 
 }  // namespace
@@ -34,23 +34,23 @@ TransformerBlockOptions TransformerOptions::block() const {
 
 TransformerOptions read_transformer_options(config::JsonReader& section, bool language_model) {
     TransformerOptions o;
-    if (language_model) o.norm_first = true, o.activation = "gelu", o.positions = "learned", o.scale_embeddings = false;
-    o.d_model = section.integer("d_model", o.d_model, 1, 65536);
-    o.heads = section.integer("heads", o.heads, 1, 1024);
-    o.kv_heads = section.integer("kv_heads", o.kv_heads, 0, 1024);
+    if (language_model) o.norm_first = true, o.activation = Activation::gelu, o.positions = PositionKind::learned, o.scale_embeddings = false;
+    o.d_model = section.integer("d_model", o.d_model, {.min = 1, .max = 65536});
+    o.heads = section.integer("heads", o.heads, {.min = 1, .max = 1024});
+    o.kv_heads = section.integer("kv_heads", o.kv_heads, {.min = 0, .max = 1024});
     if (language_model) {
-        o.layers = section.integer("layers", o.layers, 1, 128);
+        o.layers = section.integer("layers", o.layers, {.min = 1, .max = 128});
     } else {
-        o.encoder_layers = section.integer("encoder_layers", o.encoder_layers, 1, 128);
-        o.decoder_layers = section.integer("decoder_layers", o.decoder_layers, 1, 128);
+        o.encoder_layers = section.integer("encoder_layers", o.encoder_layers, {.min = 1, .max = 128});
+        o.decoder_layers = section.integer("decoder_layers", o.decoder_layers, {.min = 1, .max = 128});
     }
-    o.ffn_hidden = section.integer("ffn_hidden", o.ffn_hidden, 0, 1 << 20);
-    o.activation = section.choice("activation", o.activation, {"relu", "gelu"});
+    o.ffn_hidden = section.integer("ffn_hidden", o.ffn_hidden, {.min = 0, .max = 1 << 20});
+    o.activation = section.choice("activation", o.activation);
     o.dropout = section.number("dropout", o.dropout, 0.0, 0.99);
     o.attention_dropout = section.number("attention_dropout", o.attention_dropout, 0.0, 0.99);
     o.norm_first = section.boolean("norm_first", o.norm_first);
     o.final_norm = section.boolean("final_norm", o.final_norm);
-    o.positions = section.choice("positions", o.positions, {"sinusoidal", "learned"});
+    o.positions = section.choice("positions", o.positions);
     o.scale_embeddings = section.boolean("scale_embeddings", o.scale_embeddings);
     if (o.d_model % o.heads != 0)
         throw ConfigError(section.path_of("d_model") + ": " + std::to_string(o.d_model) + " is not divisible by heads (" +
@@ -70,10 +70,10 @@ TransformerOptions read_transformer_options(config::JsonReader& section, bool la
 EmbeddingWithPositions::EmbeddingWithPositions(const TransformerOptions& options, const ModelBuildContext& build, Rng& rng)
     : scale_(options.scale_embeddings ? std::sqrt(static_cast<double>(options.d_model)) : 1.0) {
     tokens_ = register_module("embedding", std::make_shared<Embedding>(build.vocab_size, options.d_model, build.pad_id,
-                                                                        InitScheme{"normal", 1.0}, rng, build.dtype));
-    if (options.positions == "learned")
+                                                                        InitScheme{InitKind::normal, 1.0}, rng, build.dtype));
+    if (options.positions == PositionKind::learned)
         learned_ = register_module("positions", std::make_shared<LearnedPositionalEncoding>(build.max_length, options.d_model,
-                                                                                             InitScheme{"normal", 0.02}, rng, build.dtype));
+                                                                                             InitScheme{InitKind::normal, 0.02}, rng, build.dtype));
     else
         sinusoidal_ = register_module("positions", std::make_shared<SinusoidalPositionalEncoding>(
                                                        build.max_length, options.d_model,
@@ -94,14 +94,17 @@ Tensor EmbeddingWithPositions::forward(const IndexTensor& ids, const std::functi
 TransformerSeq2Seq::TransformerSeq2Seq(const TransformerOptions& options, const ModelBuildContext& build)
     : SequenceModel(build.dropout_rng), vocab_size_(build.vocab_size) {
     Rng rng(build.seed);
-    const InitScheme init{"xavier_uniform", 0.0};
+    const InitScheme init{InitKind::xavier_uniform, 0.0};
     src_embedding_ = register_module("src_embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
     tgt_embedding_ = register_module("tgt_embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
-    encoder_ = register_module("encoder", std::make_shared<TransformerStack>(options.encoder_layers, false, options.block(),
-                                                                             options.final_norm, build.dropout_rng, init, rng, build.dtype));
-    decoder_ = register_module("decoder", std::make_shared<TransformerStack>(options.decoder_layers, true, options.block(),
-                                                                             options.final_norm, build.dropout_rng, init, rng, build.dtype));
-    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, true, init, rng, build.dtype));
+    encoder_ = register_module("encoder", std::make_shared<TransformerStack>(
+                                              options.encoder_layers, TransformerBlockKind::encoder, options.block(),
+                                              options.final_norm, build.dropout_rng, init, rng, build.dtype));
+    decoder_ = register_module("decoder", std::make_shared<TransformerStack>(
+                                              options.decoder_layers, TransformerBlockKind::decoder, options.block(),
+                                              options.final_norm, build.dropout_rng, init, rng, build.dtype));
+    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, Bias::learned, init, rng,
+                                                                 build.dtype));
 }
 
 Tensor TransformerSeq2Seq::encode(const ModelInput& input) {
@@ -123,15 +126,19 @@ Tensor TransformerSeq2Seq::forward(const ModelInput& input) {
 }
 
 DecodeState TransformerSeq2Seq::begin_decode(const ModelInput& input) {
-    const Tensor memory = encode(input);
-    const Tensor padding = input.src_padding_mask.defined() ? input.src_padding_mask
-                                                            : Tensor::zeros({memory.size(0), memory.size(1)}, memory.dtype());
-    return {{memory, padding}, input.src_lengths};
+    auto state = std::make_unique<TransformerDecodeState>();
+    state->memory = encode(input);
+    const Tensor& memory = state->memory;
+    state->memory_padding = input.src_padding_mask.defined()
+                                ? input.src_padding_mask
+                                : Tensor::zeros({memory.size(0), memory.size(1)}, memory.dtype());
+    return {std::move(state), input.src_lengths};
 }
 
 // No key/value cache: the decoder runs again over the whole prefix and the last position is read.
 Tensor TransformerSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
-    const Tensor logits = decode(prefix, Tensor(), state.tensors[0], state.tensors[1], nullptr);  // (B, t, V)
+    const TransformerDecodeState& encoded = model_state_of<TransformerDecodeState>(state);
+    const Tensor logits = decode(prefix, Tensor(), encoded.memory, encoded.memory_padding, nullptr);  // (B, t, V)
     const int64_t t = prefix.shape[1];
     return reshape(slice(logits, 1, t - 1, t), {prefix.shape[0], vocab_size_});
 }
@@ -141,18 +148,20 @@ Tensor TransformerSeq2Seq::decode_step(DecodeState& state, const IndexTensor& pr
 DecoderLM::DecoderLM(const TransformerOptions& options, const ModelBuildContext& build)
     : SequenceModel(build.dropout_rng), vocab_size_(build.vocab_size) {
     Rng rng(build.seed);
-    const InitScheme init{"xavier_uniform", 0.0};
+    const InitScheme init{InitKind::xavier_uniform, 0.0};
     embedding_ = register_module("embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
     if (options.custom_block.is_null()) {
-        blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, false, options.block(), options.final_norm,
-                                                                               build.dropout_rng, init, rng, build.dtype));
+        blocks_ = register_module("blocks", std::make_shared<TransformerStack>(
+                                                options.layers, TransformerBlockKind::encoder, options.block(),
+                                                options.final_norm, build.dropout_rng, init, rng, build.dtype));
     } else {
         const LayerBuildContext context = block_build_context(options, rng, build.dropout_rng, build.dtype);
         const auto make_block = [&] { return builtin_layers().create(options.custom_block, "model.block", context); };
         blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, make_block, options.d_model,
                                                                                options.final_norm, 1e-5, build.dtype));
     }
-    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, true, init, rng, build.dtype));
+    output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, Bias::learned, init, rng,
+                                                                 build.dtype));
 }
 
 Tensor DecoderLM::logits_for(const IndexTensor& tokens, const Tensor& padding, ForwardObserver* observer) {
@@ -165,6 +174,7 @@ Tensor DecoderLM::forward(const ModelInput& input) {
     return logits_for(input.tgt_in, input.tgt_padding_mask, input.observer);
 }
 
+// Nothing to keep yet (no key/value cache): each step runs the blocks over the whole prefix.
 DecodeState DecoderLM::begin_decode(const ModelInput&) { return {}; }
 
 Tensor DecoderLM::decode_step(DecodeState&, const IndexTensor& prefix) {

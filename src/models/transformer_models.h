@@ -8,6 +8,7 @@
 // Exact parameter names and shapes: docs/models.md.
 #pragma once
 #include <memory>
+#include <span>
 #include <string>
 
 #include "config/json_reader.h"
@@ -19,17 +20,23 @@
 
 namespace tf {
 
+// How token positions enter the embeddings: "positions" in configs.
+enum class PositionKind { sinusoidal, learned };
+inline constexpr EnumName<PositionKind> kPositionKindNames[] = {{PositionKind::sinusoidal, "sinusoidal"},
+                                                                {PositionKind::learned, "learned"}};
+inline std::span<const EnumName<PositionKind>> enum_names(PositionKind) { return kPositionKindNames; }
+
 struct TransformerOptions {
     int64_t d_model = 128, heads = 4, kv_heads = 0;
     int64_t encoder_layers = 2, decoder_layers = 2;  // seq2seq
     int64_t layers = 4;                              // language model
     int64_t ffn_hidden = 0;                          // 0 = 4·d_model
-    std::string activation = "relu";
+    Activation activation = Activation::relu;
     double dropout = 0.1;
     double attention_dropout = 0.0;
     bool norm_first = false;
     bool final_norm = true;
-    std::string positions = "sinusoidal";  // sinusoidal | learned
+    PositionKind positions = PositionKind::sinusoidal;
     bool scale_embeddings = true;          // multiply embeddings by √C before adding positions
     // Language model only: the config's "block", a layer-registry entry ({"type": ..., its keys})
     // built for every one of `layers` in place of the transformer block; null = the built-in block.
@@ -51,6 +58,14 @@ private:
     std::shared_ptr<LearnedPositionalEncoding> learned_;
     std::shared_ptr<Dropout> dropout_;
     double scale_;
+};
+
+// What the encoder-decoder keeps between decoding steps: the encoded source. No key/value cache
+// yet: each step runs the decoder over the whole prefix.
+struct TransformerDecodeState : ModelDecodeState {
+    Tensor memory;          // (B, S, C) the encoder's output
+    Tensor memory_padding;  // (B, S) f32, 1 = padding
+    std::vector<Tensor*> batch_tensors() override { return {&memory, &memory_padding}; }
 };
 
 class TransformerSeq2Seq : public SequenceModel {

@@ -7,12 +7,13 @@ void BlockList::add(std::shared_ptr<SequenceLayer> block) {
     blocks_.push_back(register_module(std::to_string(blocks_.size()), std::move(block)));
 }
 
-TransformerStack::TransformerStack(int64_t count, bool decoder, const TransformerBlockOptions& options, bool final_norm,
-                                   std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype)
+TransformerStack::TransformerStack(int64_t count, TransformerBlockKind kind, const TransformerBlockOptions& options,
+                                   bool final_norm, std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype)
     : TransformerStack(
           count,
           [&]() -> std::shared_ptr<SequenceLayer> {
-              if (decoder) return std::make_shared<TransformerDecoderBlock>(options, dropout_rng, init, rng, dtype);
+              if (kind == TransformerBlockKind::decoder)
+                  return std::make_shared<TransformerDecoderBlock>(options, dropout_rng, init, rng, dtype);
               return std::make_shared<TransformerEncoderBlock>(options, dropout_rng, init, rng, dtype);
           },
           options.attention.d_model, final_norm, options.norm_eps, dtype) {}

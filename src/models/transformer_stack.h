@@ -20,12 +20,15 @@ private:
     std::vector<std::shared_ptr<SequenceLayer>> blocks_;
 };
 
+// The built-in block a stack repeats: TransformerEncoderBlock (self-attention, causal when the
+// context says so, as in the decoder-only LM) or TransformerDecoderBlock (self + cross attention).
+enum class TransformerBlockKind { encoder, decoder };
+
 class TransformerStack : public Module {
 public:
     using BlockFactory = std::function<std::shared_ptr<SequenceLayer>()>;
-    // `decoder` picks TransformerDecoderBlock (self + cross attention) over TransformerEncoderBlock.
-    TransformerStack(int64_t count, bool decoder, const TransformerBlockOptions& options, bool final_norm,
-                     std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype);
+    TransformerStack(int64_t count, TransformerBlockKind kind, const TransformerBlockOptions& options,
+                     bool final_norm, std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype);
     // `count` blocks from make_block (any (B, T, C) → (B, T, C) layer, e.g. one from the layer
     // registry), then LayerNorm(width) if final_norm.
     TransformerStack(int64_t count, const BlockFactory& make_block, int64_t width, bool final_norm, double norm_eps,

@@ -89,8 +89,8 @@ BatcherState BatcherState::from_json(const nlohmann::json& json, const std::stri
     try {
         config::JsonReader reader(json, "");
         BatcherState state;
-        state.epoch = reader.integer("epoch", 0, std::numeric_limits<int64_t>::max());
-        state.position = reader.integer("position", 0, std::numeric_limits<int64_t>::max());
+        state.epoch = reader.integer("epoch", {.min = 0});
+        state.position = reader.integer("position", {.min = 0});
         const nlohmann::json& words = reader.raw("rng");
         const auto is_hex_word = [](const nlohmann::json& w) {
             if (!w.is_string()) return false;

@@ -34,8 +34,8 @@ std::string read_existing_file(JsonReader& reader) {
 }
 
 void read_lengths(JsonReader& reader, DataConfig& config, int64_t default_max, int64_t upper) {
-    config.min_length = reader.integer("min_length", 1, 1, upper);
-    config.max_length = reader.integer("max_length", std::clamp(default_max, config.min_length, upper), 1, upper);
+    config.min_length = reader.integer("min_length", 1, {.min = 1, .max = upper});
+    config.max_length = reader.integer("max_length", std::clamp(default_max, config.min_length, upper), {.min = 1, .max = upper});
     if (config.max_length < config.min_length)
         throw ConfigError(reader.path_of("max_length") + ": expected ≥ min_length (" +
                           std::to_string(config.min_length) + "), got " + std::to_string(config.max_length));
@@ -55,13 +55,13 @@ void read_text(JsonReader& reader, DataConfig& config) {
     reject_present(reader, {"vocab_size"}, "when data.source is \"text\"");
     reject_present(reader, kSyntheticKeys, "when data.source is \"text\"");
     config.path = read_existing_file(reader);
-    config.split = reader.choice("split", "lines", {"lines", "stanzas"});
+    config.split = reader.choice("split", TextSplit::lines);
     config.tokenizer = reader.choice("tokenizer", "char", {"char", "word"});
     config.task = reader.choice("task", "autoencode", {"autoencode", "lm"});
     read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());
-    config.too_long = reader.choice("too_long", "drop", {"drop", "truncate"});
-    config.min_count = reader.integer("min_count", 1, 1, std::numeric_limits<int32_t>::max());
-    config.max_vocab = reader.integer("max_vocab", 0, 0, std::numeric_limits<int32_t>::max());
+    config.too_long = reader.choice("too_long", TooLong::drop);
+    config.min_count = reader.integer("min_count", 1, {.min = 1, .max = std::numeric_limits<int32_t>::max()});
+    config.max_vocab = reader.integer("max_vocab", 0, {.min = 0, .max = std::numeric_limits<int32_t>::max()});
     if (config.max_vocab != 0 && config.max_vocab <= kNumSpecial)
         throw ConfigError(reader.path_of("max_vocab") + ": expected 0 (no cap) or > " + std::to_string(kNumSpecial) +
                           " (the special tokens), got " + std::to_string(config.max_vocab));
@@ -72,10 +72,10 @@ void read_jsonl(JsonReader& reader, DataConfig& config) {
     reject_present(reader, {"split", "tokenizer", "min_count", "max_vocab"}, "when data.source is \"jsonl\"");
     reject_present(reader, kSyntheticKeys, "when data.source is \"jsonl\"");
     config.path = read_existing_file(reader);
-    config.vocab_size = reader.integer("vocab_size", kNumSpecial + 1, std::numeric_limits<int32_t>::max());
+    config.vocab_size = reader.integer("vocab_size", {.min = kNumSpecial + 1, .max = std::numeric_limits<int32_t>::max()});
     config.task = reader.choice("task", "seq2seq", {"seq2seq", "lm"});
     read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());
-    config.too_long = reader.choice("too_long", "drop", {"drop", "truncate"});
+    config.too_long = reader.choice("too_long", TooLong::drop);
     read_fractions(reader, config);
 }
 
@@ -90,27 +90,27 @@ void read_synthetic(JsonReader& reader, DataConfig& config) {
         read_lengths(reader, config, 10, 18);  // operand digits: 18 keeps the sum inside 64 bits
     } else {
         const int64_t max_symbols = config.task == "associative_recall" ? 26 : 62;
-        config.num_symbols = reader.integer("num_symbols", 10, 2, max_symbols);
+        config.num_symbols = reader.integer("num_symbols", 10, {.min = 2, .max = max_symbols});
         read_lengths(reader, config, 10, config.task == "associative_recall" ? config.num_symbols : 100000);
     }
-    if (config.task == "recall") config.keys = reader.integer("keys", 4, 1, 100000);
-    config.train_size = reader.integer("train_size", 10000, 1, 100000000);
-    config.valid_size = reader.integer("valid_size", 500, 0, 100000000);
-    config.test_size = reader.integer("test_size", 500, 0, 100000000);
+    if (config.task == "recall") config.keys = reader.integer("keys", 4, {.min = 1, .max = 100000});
+    config.train_size = reader.integer("train_size", 10000, {.min = 1, .max = 100000000});
+    config.valid_size = reader.integer("valid_size", 500, {.min = 0, .max = 100000000});
+    config.test_size = reader.integer("test_size", 500, {.min = 0, .max = 100000000});
 }
 
 }  // namespace
 
 DataConfig DataConfig::from_json(JsonReader& reader) {
     DataConfig config;
-    config.source = reader.choice("source", {"text", "jsonl", "synthetic"});
-    if (config.source == "text") read_text(reader, config);
-    else if (config.source == "jsonl") read_jsonl(reader, config);
+    config.source = reader.choice<DataSource>("source");
+    if (config.source == DataSource::text) read_text(reader, config);
+    else if (config.source == DataSource::jsonl) read_jsonl(reader, config);
     else read_synthetic(reader, config);
-    config.seed = static_cast<uint64_t>(reader.integer("seed", 1, 0, std::numeric_limits<int64_t>::max()));
-    config.batch_size = reader.integer("batch_size", 32, 1, 1000000);
+    config.seed = static_cast<uint64_t>(reader.integer("seed", 1, {.min = 0}));
+    config.batch_size = reader.integer("batch_size", 32, {.min = 1, .max = 1000000});
     config.bucket = reader.boolean("bucket", false);
-    config.bucket_batches = reader.integer("bucket_batches", 50, 1, 1000000);
+    config.bucket_batches = reader.integer("bucket_batches", 50, {.min = 1, .max = 1000000});
     reader.finish();
     return config;
 }

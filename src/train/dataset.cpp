@@ -53,7 +53,7 @@ bool fit_length(std::vector<T>& sequence, const DataConfig& config) {
     const auto length = static_cast<int64_t>(sequence.size());
     if (length < config.min_length) return false;
     if (length <= config.max_length) return true;
-    if (config.too_long == "drop") return false;
+    if (config.too_long == TooLong::drop) return false;
     sequence.resize(static_cast<std::size_t>(config.max_length));
     return true;
 }
@@ -162,7 +162,7 @@ Example read_jsonl_line(const std::string& line, int64_t vocab_size, bool lm) {
 
 }  // namespace
 
-std::vector<std::string> read_text_items(const std::string& path, const std::string& split) {
+std::vector<std::string> read_text_items(const std::string& path, TextSplit split) {
     std::vector<std::string> items;
     std::string stanza;
     for_each_data_line(path, [&](const DataLine& data_line) {
@@ -171,7 +171,7 @@ std::vector<std::string> read_text_items(const std::string& path, const std::str
                             std::to_string(*bad) + " of the line (offset " + std::to_string(data_line.offset + *bad) +
                             " in the file); text data must be UTF-8");
         std::string line = strip_right(data_line.text);
-        if (split == "lines") {
+        if (split == TextSplit::lines) {
             if (!line.empty()) items.push_back(line);
         } else if (!line.empty()) {
             stanza += (stanza.empty() ? "" : "\n") + line;
@@ -246,7 +246,7 @@ void require_positions(const Dataset& dataset, const DataConfig& config) {
     const std::string why = needed == decoder_positions(*longest, dataset.is_lm())
                                 ? std::to_string(needed - 1) + " tokens + <bos> in the decoder"
                                 : std::to_string(needed) + " tokens in the encoder";
-    const std::string source = config.source == "synthetic" ? "data.task \"" + config.task + "\""
+    const std::string source = config.source == DataSource::synthetic ? "data.task \"" + config.task + "\""
                                                             : "data.path '" + shown_path(config.path) + "'";
     throw ConfigError("model.max_length: " + std::to_string(config.model_positions) +
                       " positions, fewer than the longest example of " + source + " needs: " + std::to_string(needed) +
@@ -254,10 +254,9 @@ void require_positions(const Dataset& dataset, const DataConfig& config) {
 }
 
 Dataset load_by_source(const DataConfig& config) {
-    if (config.source == "text") return load_text(config);
-    if (config.source == "jsonl") return load_jsonl(config);
-    if (config.source == "synthetic") return load_synthetic(config);
-    throw ConfigError("data.source: expected one of \"text\", \"jsonl\", \"synthetic\", got \"" + config.source + "\"");
+    if (config.source == DataSource::text) return load_text(config);
+    if (config.source == DataSource::jsonl) return load_jsonl(config);
+    return load_synthetic(config);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // train / valid / test. Every key is documented in docs/config/data.md.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,16 +36,32 @@ struct BatcherOptions;  // train/batching.h
 inline constexpr std::size_t kMaxDataBytes = std::size_t{32} << 20;
 inline constexpr std::size_t kMaxDataLineBytes = std::size_t{1} << 20;
 
+// Where the examples come from: "source" in the data section.
+enum class DataSource { text, jsonl, synthetic };
+inline constexpr EnumName<DataSource> kDataSourceNames[] = {
+    {DataSource::text, "text"}, {DataSource::jsonl, "jsonl"}, {DataSource::synthetic, "synthetic"}};
+inline std::span<const EnumName<DataSource>> enum_names(DataSource) { return kDataSourceNames; }
+
+// How a text corpus is cut into items: "split".
+enum class TextSplit { lines, stanzas };
+inline constexpr EnumName<TextSplit> kTextSplitNames[] = {{TextSplit::lines, "lines"}, {TextSplit::stanzas, "stanzas"}};
+inline std::span<const EnumName<TextSplit>> enum_names(TextSplit) { return kTextSplitNames; }
+
+// What becomes of an item above max_length: "too_long".
+enum class TooLong { drop, truncate };
+inline constexpr EnumName<TooLong> kTooLongNames[] = {{TooLong::drop, "drop"}, {TooLong::truncate, "truncate"}};
+inline std::span<const EnumName<TooLong>> enum_names(TooLong) { return kTooLongNames; }
+
 // The `data` section of a run config. Defaults here are the documented defaults.
 struct DataConfig {
-    std::string source;                  // "text" | "jsonl" | "synthetic"
+    DataSource source = DataSource::text;  // required in a config
     std::string path;                    // text, jsonl: the data file (relative to the working directory)
-    std::string split = "lines";         // text: "lines" | "stanzas"
+    TextSplit split = TextSplit::lines;  // text
     std::string tokenizer = "char";      // text: "char" | "word"
     std::string task;                    // see Dataset::task
     int64_t min_length = 1;              // shorter items are dropped (tokens; synthetic: see docs)
     int64_t max_length = 256;            // longer items are dropped or truncated (synthetic: 10)
-    std::string too_long = "drop";       // text, jsonl: "drop" | "truncate"
+    TooLong too_long = TooLong::drop;    // text, jsonl
     int64_t min_count = 1;               // text: rarer tokens become <unk>
     int64_t max_vocab = 0;               // text: vocabulary cap including specials, 0 = none
     int64_t vocab_size = 0;              // jsonl: ids are in [3, vocab_size)
@@ -75,7 +92,7 @@ Dataset load_dataset(const DataConfig& config);
 // by '\n'); trailing whitespace and '\r' are stripped from every line. The file must be UTF-8
 // (the vocabulary is saved as JSON, which holds nothing else): a bad byte is a DataError naming
 // the line and the byte's offset.
-std::vector<std::string> read_text_items(const std::string& path, const std::string& split);
+std::vector<std::string> read_text_items(const std::string& path, TextSplit split);
 // A JSONL file, one {"src": [ids], "tgt": [ids]} object per non-blank line ("tgt" absent when
 // `lm`); ids must be in [kUnkId, vocab_size) since 0–2 are added by batching.
 std::vector<Example> read_jsonl(const std::string& path, int64_t vocab_size, bool lm);

@@ -1,7 +1,6 @@
 // Reading, printing and applying the "optimizer" config section.
 #include "train/optim_config.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace tf::train {
@@ -10,8 +9,6 @@ namespace {
 using config::Json;
 using config::JsonReader;
 
-const std::vector<std::string> kOptimizerNames = {"sgd", "adam", "adamw"};
-const std::vector<std::string> kScheduleNames = {"constant", "linear", "cosine", "noam"};
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // A key that is known but meaningless here ("momentum" for adam) is an error, not ignored.
@@ -81,13 +78,13 @@ void read_schedule(JsonReader& reader, const std::string& name, double peak_lr, 
         for (const char* key : {"warmup_steps", "min_lr", "total_steps", "scale", "d_model"})
             reject_if_present(reader, key, user);
     } else if (out.kind == ScheduleKind::noam) {
-        out.warmup_steps = reader.integer("warmup_steps", 1, INT64_MAX);
-        out.d_model = reader.integer("d_model", 1, INT64_MAX);
+        out.warmup_steps = reader.integer("warmup_steps", {.min = 1});
+        out.d_model = reader.integer("d_model", {.min = 1});
         out.scale = positive(reader, "scale", 1.0);
         for (const char* key : {"min_lr", "total_steps"}) reject_if_present(reader, key, user);
     } else {
-        out.total_steps = reader.integer("total_steps", max_steps, 1, INT64_MAX);
-        out.warmup_steps = reader.integer("warmup_steps", 0, 0, out.total_steps);
+        out.total_steps = reader.integer("total_steps", max_steps, {.min = 1});
+        out.warmup_steps = reader.integer("warmup_steps", 0, {.min = 0, .max = out.total_steps});
         out.min_lr = reader.number("min_lr", 0, 0, peak_lr);
         // Past total_steps the rate stays at min_lr: at 0 the remaining steps would change nothing.
         // (A resume with a larger train.max_steps keeps the saved total_steps and lands here.)
@@ -104,17 +101,14 @@ void read_schedule(JsonReader& reader, const std::string& name, double peak_lr, 
 OptimConfig OptimConfig::from_json(JsonReader& reader, int64_t max_steps) {
     if (max_steps < 1) throw ConfigError(reader.path() + ": max_steps must be ≥ 1, got " + std::to_string(max_steps));
     OptimConfig out;
-    const std::string name = reader.choice("name", kOptimizerNames);
-    out.kind = name == "sgd" ? OptimizerKind::sgd : name == "adam" ? OptimizerKind::adam : OptimizerKind::adamw;
+    out.kind = reader.choice<OptimizerKind>("name");
 
     std::optional<JsonReader> schedule_reader;
-    std::string schedule_name = "constant";
     if (reader.has("schedule")) {
         schedule_reader.emplace(reader.object("schedule"));
-        schedule_name = schedule_reader->choice("name", kScheduleNames);
+        out.schedule.kind = schedule_reader->choice<ScheduleKind>("name");
     }
-    out.schedule.kind = static_cast<ScheduleKind>(
-        std::find(kScheduleNames.begin(), kScheduleNames.end(), schedule_name) - kScheduleNames.begin());
+    const std::string schedule_name = name_of(out.schedule.kind);
 
     if (out.schedule.kind == ScheduleKind::noam)
         reject_if_present(reader, "lr", "the \"noam\" schedule (its rate is scale·d_model^-0.5·min(step^-0.5, "
@@ -132,7 +126,7 @@ OptimConfig OptimConfig::from_json(JsonReader& reader, int64_t max_steps) {
 
 Json OptimConfig::to_json() const {
     Json out;
-    out["name"] = kOptimizerNames[static_cast<std::size_t>(kind)];
+    out["name"] = name_of(kind);
     if (schedule.kind != ScheduleKind::noam) out["lr"] = lr;
     if (kind == OptimizerKind::sgd) {
         out["momentum"] = momentum;
@@ -144,7 +138,7 @@ Json OptimConfig::to_json() const {
     out["weight_decay"] = weight_decay;
     if (clip_grad_norm) out["clip_grad_norm"] = *clip_grad_norm;
     Json& s = out["schedule"];
-    s["name"] = kScheduleNames[static_cast<std::size_t>(schedule.kind)];
+    s["name"] = name_of(schedule.kind);
     if (schedule.kind == ScheduleKind::linear || schedule.kind == ScheduleKind::cosine) {
         s["warmup_steps"] = schedule.warmup_steps;
         s["total_steps"] = schedule.total_steps;

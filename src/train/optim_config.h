@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <optional>
+#include <span>
 
 #include "config/json_reader.h"
 #include "train/optimizer.h"
@@ -11,7 +12,11 @@
 
 namespace tf::train {
 
+// The optimizer: "name" in the optimizer section.
 enum class OptimizerKind { sgd, adam, adamw };
+inline constexpr EnumName<OptimizerKind> kOptimizerKindNames[] = {
+    {OptimizerKind::sgd, "sgd"}, {OptimizerKind::adam, "adam"}, {OptimizerKind::adamw, "adamw"}};
+inline std::span<const EnumName<OptimizerKind>> enum_names(OptimizerKind) { return kOptimizerKindNames; }
 
 struct OptimConfig {
     OptimizerKind kind = OptimizerKind::adamw;

@@ -34,7 +34,7 @@ std::string read_name(config::JsonReader& top, const std::string& default_name) 
 // The decoder of a transformer sees <bos> and every token generated so far: it cannot generate
 // more tokens than it has positions. A recurrent model has no position table.
 int64_t decode_length_limit(const ModelConfig& model) {
-    return model.type == "rnn_seq2seq" ? std::numeric_limits<int64_t>::max() : model.max_length;
+    return model.type == ModelKind::rnn_seq2seq ? std::numeric_limits<int64_t>::max() : model.max_length;
 }
 
 // std::thread::hardware_concurrency(), or 1 where the machine does not say.
@@ -47,13 +47,13 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
     RunConfig run;
     config::JsonReader top(root, "", &run.resolved);
     run.name = read_name(top, default_name);
-    run.seed = static_cast<uint64_t>(top.integer("seed", 1, 0, INT64_MAX));
-    run.threads = top.integer("threads", 0, 0, kMaxThreads);
+    run.seed = static_cast<uint64_t>(top.integer("seed", 1, {.min = 0}));
+    run.threads = top.integer("threads", 0, {.min = 0, .max = kMaxThreads});
     config::JsonReader model = top.object("model");
     run.model = read_model_config(model);
     config::JsonReader data = top.object("data");
     run.data = DataConfig::from_json(data);
-    if (run.model.type != "rnn_seq2seq") run.data.model_positions = run.model.max_length;
+    if (run.model.type != ModelKind::rnn_seq2seq) run.data.model_positions = run.model.max_length;
     // The optimizer's schedule defaults its length to the run's, so read "train" first.
     config::JsonReader train = optional_section(top, "train", run.resolved);
     run.train = read_train_config(train);
@@ -63,7 +63,7 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
     run.decode = read_decode_config(decode, std::min(decode_length_limit(run.model), DecodeConfig{}.max_length));
     top.finish();
     if (run.model.is_language_model() != (run.data.task == "lm"))
-        throw ConfigError(std::string("model.type: \"") + run.model.type + "\" " +
+        throw ConfigError("model.type: \"" + name_of(run.model.type) + "\" " +
                           (run.model.is_language_model() ? "is a language model and needs data.task \"lm\""
                                                          : "is a sequence-to-sequence model and cannot train on data.task \"lm\""));
     return run;

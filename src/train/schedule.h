@@ -6,13 +6,21 @@
 // at rate 0: the first update runs at peak·1/W and update W at the peak.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "autograd/tensor.h"
+#include "config/enum_names.h"
 
 namespace tf::train {
 
+// The schedule: "name" in the optimizer's schedule section.
 enum class ScheduleKind { constant, linear, cosine, noam };
+inline constexpr EnumName<ScheduleKind> kScheduleKindNames[] = {{ScheduleKind::constant, "constant"},
+                                                                {ScheduleKind::linear, "linear"},
+                                                                {ScheduleKind::cosine, "cosine"},
+                                                                {ScheduleKind::noam, "noam"}};
+inline std::span<const EnumName<ScheduleKind>> enum_names(ScheduleKind) { return kScheduleKindNames; }
 
 struct ScheduleConfig {
     ScheduleKind kind = ScheduleKind::constant;

@@ -236,7 +236,7 @@ Tokenizer Tokenizer::from_json(const nlohmann::json& json, const std::string& so
         const std::string kind = reader.choice("kind", {"char", "word", "ids"});
         Tokenizer tokenizer;
         if (kind == "ids") {
-            tokenizer = ids(reader.integer("vocab_size", kNumSpecial + 1, std::numeric_limits<int64_t>::max()));
+            tokenizer = ids(reader.integer("vocab_size", {.min = kNumSpecial + 1}));
         } else {
             std::vector<std::string> tokens = read_tokens(reader.raw("tokens"));
             tokens.erase(tokens.begin(), tokens.begin() + kNumSpecial);

@@ -40,9 +40,9 @@ AttentionContext weighted_context(const Tensor& scores, const Tensor& values, co
 // ── additive (Bahdanau) ───────────────────────────────────────────────
 AdditiveAttention::AdditiveAttention(int64_t query_size, int64_t key_size, int64_t attention_size,
                                      const InitScheme& init, Rng& rng, DType dtype) {
-    W_q_ = register_module("W_q", std::make_shared<Linear>(query_size, attention_size, false, init, rng, dtype));
-    W_k_ = register_module("W_k", std::make_shared<Linear>(key_size, attention_size, true, init, rng, dtype));
-    v_ = register_module("v", std::make_shared<Linear>(attention_size, 1, false, init, rng, dtype));
+    W_q_ = register_module("W_q", std::make_shared<Linear>(query_size, attention_size, Bias::none, init, rng, dtype));
+    W_k_ = register_module("W_k", std::make_shared<Linear>(key_size, attention_size, Bias::learned, init, rng, dtype));
+    v_ = register_module("v", std::make_shared<Linear>(attention_size, 1, Bias::none, init, rng, dtype));
 }
 
 Tensor AdditiveAttention::precompute_keys(const Tensor& keys) const {
@@ -74,7 +74,7 @@ LuongAttention::LuongAttention(Score score, int64_t query_size, int64_t key_size
         throw ShapeError("LuongAttention: \"dot\" scores need query_size = key_size, got " + std::to_string(query_size) +
                          " and " + std::to_string(key_size));
     if (score == Score::general)
-        W_ = register_module("W", std::make_shared<Linear>(key_size, query_size, false, init, rng, dtype));
+        W_ = register_module("W", std::make_shared<Linear>(key_size, query_size, Bias::none, init, rng, dtype));
 }
 
 Tensor LuongAttention::precompute_keys(const Tensor& keys) const {

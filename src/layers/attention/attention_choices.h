@@ -1,19 +1,21 @@
 // The choices a multi-head attention config makes, as types: which kernel computes the heads and
-// which keys each query may see. Read from their config names once (attention_choice_from_name);
-// the names are what configs and messages say.
+// which keys each query may see. Each enum's config names are its table below (config/enum_names.h).
 #pragma once
-#include <optional>
-#include <string>
-#include <vector>
+#include <span>
+
+#include "config/enum_names.h"
 
 namespace tf {
 
-// How the heads turn Q, K, V into outputs (docs/math/fast_attention.md):
+// How the heads turn Q, K, V into outputs (docs/math/fast_attention.md §5):
 enum class AttentionKernel {
     softmax,  // softmax(Q·Kᵀ/τ + M)·V composed from ops: the readable reference; weights materialised
     tiled,    // the same softmax attention by online-softmax tiles (tiled_attention.h): memory linear in T
     linear,   // φ(q)·φ(k) feature-map attention (linear_attention.h): O(T·D²), no softmax and so no τ
 };
+inline constexpr EnumName<AttentionKernel> kAttentionKernelNames[] = {
+    {AttentionKernel::softmax, "softmax"}, {AttentionKernel::tiled, "tiled"}, {AttentionKernel::linear, "linear"}};
+inline std::span<const EnumName<AttentionKernel>> enum_names(AttentionKernel) { return kAttentionKernelNames; }
 
 // Which keys a query may see besides the causal and padding masks (masks.h):
 enum class AttentionPattern {
@@ -21,16 +23,9 @@ enum class AttentionPattern {
     sliding_window,  // the `window` nearest keys
     strided,         // a local window, every `stride`-th key and `global_tokens` global positions
 };
-
-std::string name_of(AttentionKernel kernel);
-std::string name_of(AttentionPattern pattern);
-
-// Every config name of the choice, in declaration order ({"softmax", "tiled", "linear"}, …).
-template <class Choice>
-std::vector<std::string> attention_choice_names();
-
-// The choice a config name stands for; none for a name that is not one.
-template <class Choice>
-std::optional<Choice> attention_choice_from_name(const std::string& name);
+inline constexpr EnumName<AttentionPattern> kAttentionPatternNames[] = {{AttentionPattern::full, "full"},
+                                                                        {AttentionPattern::sliding_window, "sliding_window"},
+                                                                        {AttentionPattern::strided, "strided"}};
+inline std::span<const EnumName<AttentionPattern>> enum_names(AttentionPattern) { return kAttentionPatternNames; }
 
 }  // namespace tf

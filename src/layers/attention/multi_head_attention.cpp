@@ -19,7 +19,6 @@ namespace tf {
 
 namespace {
 
-constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 std::string quoted(const std::string& name) { return "\"" + name + "\""; }
@@ -174,24 +173,22 @@ MultiHeadAttentionOptions MultiHeadAttention::options_from_config(config::JsonRe
                                                                    const std::string& dropout_key,
                                                                    double dropout_default) {
     MultiHeadAttentionOptions o;
-    o.d_model = build.width > 0 ? config.integer("d_model", build.width, 1, kUnbounded) : config.integer("d_model", 1, kUnbounded);
+    o.d_model = build.width > 0 ? config.integer("d_model", build.width, {.min = 1}) : config.integer("d_model", {.min = 1});
     if (build.width > 0 && o.d_model != build.width)
         throw ConfigError(config.path_of("d_model") + ": must equal the model width " + std::to_string(build.width));
-    o.heads = config.integer("heads", 1, kUnbounded);
-    o.kv_heads = config.integer("kv_heads", o.heads, 1, o.heads);
-    o.bias = config.boolean("bias", true);
-    o.kernel = *attention_choice_from_name<AttentionKernel>(
-        config.choice("kernel", name_of(o.kernel), attention_choice_names<AttentionKernel>()));
-    o.pattern = *attention_choice_from_name<AttentionPattern>(
-        config.choice("pattern", name_of(o.pattern), attention_choice_names<AttentionPattern>()));
-    if (o.pattern != AttentionPattern::full) o.window = config.integer("window", 1, kUnbounded);
-    if (o.pattern == AttentionPattern::strided) o.stride = config.integer("stride", 1, kUnbounded);
-    if (o.pattern == AttentionPattern::strided) o.global_tokens = config.integer("global_tokens", 0, 0, kUnbounded);
+    o.heads = config.integer("heads", {.min = 1});
+    o.kv_heads = config.integer("kv_heads", o.heads, {.min = 1, .max = o.heads});
+    o.bias = config.boolean("bias", true) ? Bias::learned : Bias::none;
+    o.kernel = config.choice("kernel", o.kernel);
+    o.pattern = config.choice("pattern", o.pattern);
+    if (o.pattern != AttentionPattern::full) o.window = config.integer("window", {.min = 1});
+    if (o.pattern == AttentionPattern::strided) o.stride = config.integer("stride", {.min = 1});
+    if (o.pattern == AttentionPattern::strided) o.global_tokens = config.integer("global_tokens", 0, {.min = 0});
     if (config.has("temperature")) o.temperature = config.number("temperature", std::numeric_limits<double>::min(), kInfinity);
     o.dropout = config.number(dropout_key, dropout_default, 0.0, 0.999);
     if (config.boolean("rotary", false)) o.rotary_base = config.number("rotary_base", 10000, 1, 1e12);
     if (o.kernel == AttentionKernel::tiled)
-        o.tiles = {config.integer("query_tile", 128, 1, 4096), config.integer("key_tile", 128, 1, 4096)};
+        o.tiles = {config.integer("query_tile", 128, {.min = 1, .max = 4096}), config.integer("key_tile", 128, {.min = 1, .max = 4096})};
     if (const std::string problem = attention_options_problem(o); !problem.empty())
         throw ConfigError(config.path() + ": MultiHeadAttention: " + problem);
     return o;

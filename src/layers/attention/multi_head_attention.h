@@ -30,7 +30,7 @@ struct MultiHeadAttentionOptions {
     int64_t d_model = 0;   // C
     int64_t heads = 1;     // H; d_k = C / H
     int64_t kv_heads = 0;  // H_kv, dividing H; 0 means H (plain multi-head attention)
-    bool bias = true;      // biases of the four projections
+    Bias bias = Bias::learned;  // biases of the four projections
     AttentionKernel kernel = AttentionKernel::softmax;
     // Which keys each query may see besides the causal/padding masks (masks.h); window, stride and
     // global_tokens are read by the patterns that use them.

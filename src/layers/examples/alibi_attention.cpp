@@ -30,10 +30,10 @@ AlibiAttention::AlibiAttention(const AlibiAttentionOptions& options, const InitS
         throw ValueError("alibi_attention: width must be ≥ 1 and slope ≥ 0, got " + std::to_string(options.width) + " and " +
                          std::to_string(options.slope));
     const int64_t C = options.width;
-    q_proj_ = register_module("q_proj", std::make_shared<Linear>(C, C, true, init, rng, dtype));
-    k_proj_ = register_module("k_proj", std::make_shared<Linear>(C, C, true, init, rng, dtype));
-    v_proj_ = register_module("v_proj", std::make_shared<Linear>(C, C, true, init, rng, dtype));
-    o_proj_ = register_module("o_proj", std::make_shared<Linear>(C, C, true, init, rng, dtype));
+    q_proj_ = register_module("q_proj", std::make_shared<Linear>(C, C, Bias::learned, init, rng, dtype));
+    k_proj_ = register_module("k_proj", std::make_shared<Linear>(C, C, Bias::learned, init, rng, dtype));
+    v_proj_ = register_module("v_proj", std::make_shared<Linear>(C, C, Bias::learned, init, rng, dtype));
+    o_proj_ = register_module("o_proj", std::make_shared<Linear>(C, C, Bias::learned, init, rng, dtype));
 }
 
 Tensor AlibiAttention::forward(const Tensor& x, const SequenceContext& context) {

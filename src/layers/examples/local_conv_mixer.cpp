@@ -18,8 +18,8 @@ LocalConvMixer::LocalConvMixer(int64_t width, int64_t kernel_size, const InitSch
     // Each channel's k taps see fan_in = fan_out = k inputs: a depthwise filter.
     conv_weight_ = register_parameter("conv_weight", init_tensor({kernel_size, width}, kernel_size, kernel_size, init, rng, dtype));
     conv_bias_ = register_parameter("conv_bias", Tensor::zeros({width}, dtype));
-    in_proj_ = register_module("in_proj", std::make_shared<Linear>(width, 2 * width, true, init, rng, dtype));
-    out_proj_ = register_module("out_proj", std::make_shared<Linear>(width, width, true, init, rng, dtype));
+    in_proj_ = register_module("in_proj", std::make_shared<Linear>(width, 2 * width, Bias::learned, init, rng, dtype));
+    out_proj_ = register_module("out_proj", std::make_shared<Linear>(width, width, Bias::learned, init, rng, dtype));
 }
 
 // c_t = b_c + Σ_j w_j ⊙ u_{t−j}: tap j is u shifted j steps later in time, zeros in front.
@@ -47,7 +47,7 @@ Tensor LocalConvMixer::forward(const Tensor& x, const SequenceContext&) {
 std::shared_ptr<SequenceLayer> LocalConvMixer::from_config(config::JsonReader& config, const LayerBuildContext& build) {
     if (!build.init_rng) throw ValueError("LocalConvMixer::from_config: the build context has no init_rng");
     if (build.width < 1) throw ConfigError(config.path() + ": local_conv_mixer needs the model width (LayerBuildContext.width)");
-    const int64_t kernel_size = config.integer("kernel_size", 4, 1, 64);
+    const int64_t kernel_size = config.integer("kernel_size", 4, {.min = 1, .max = 64});
     return std::make_shared<LocalConvMixer>(build.width, kernel_size, build.init, *build.init_rng, build.dtype);
 }
 

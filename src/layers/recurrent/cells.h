@@ -3,6 +3,7 @@
 // as PyTorch's nn.RNNCell / nn.GRUCell / nn.LSTMCell, so weights move between the two 1:1.
 #pragma once
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "layers/init.h"
@@ -70,6 +71,11 @@ protected:
 private:
     Nonlinearity nonlinearity_;
 };
+
+// The "nonlinearity" of an "rnn" layer config.
+inline constexpr EnumName<RNNCell::Nonlinearity> kNonlinearityNames[] = {{RNNCell::Nonlinearity::tanh, "tanh"},
+                                                                        {RNNCell::Nonlinearity::relu, "relu"}};
+inline std::span<const EnumName<RNNCell::Nonlinearity>> enum_names(RNNCell::Nonlinearity) { return kNonlinearityNames; }
 
 // GRU (PyTorch's equations), gate blocks in the order r, z, n.                     G = 3
 class GRUCell : public RecurrentCell {
