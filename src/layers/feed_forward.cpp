@@ -1,6 +1,7 @@
 // FeedForward block.
 #include "layers/feed_forward.h"
 
+#include "autograd/error.h"
 #include "autograd/ops.h"
 
 namespace tf {
@@ -16,6 +17,15 @@ FeedForward::FeedForward(int64_t width, int64_t hidden, Activation activation, d
 Tensor FeedForward::forward(const Tensor& x) const {
     const Tensor hidden = (*linear1_)(x);  // (…, hidden)
     return (*linear2_)((*dropout_)(activation_ == Activation::gelu ? gelu(hidden) : relu(hidden)));
+}
+
+std::shared_ptr<SequenceLayer> FeedForward::from_config(config::JsonReader& config, const LayerBuildContext& build) {
+    if (!build.init_rng) throw ValueError("feed_forward: the build context has no init_rng");
+    const int64_t hidden = config.integer("hidden", 4 * build.width, {.min = 1, .max = 1 << 20});
+    const Activation activation = config.choice("activation", Activation::relu);
+    const double dropout = config.number("dropout", 0.0, 0.0, 0.999);
+    return std::make_shared<FeedForward>(build.width, hidden, activation, dropout, build.dropout_rng, build.init,
+                                         *build.init_rng, build.dtype);
 }
 
 }  // namespace tf

@@ -1,6 +1,7 @@
 // FeedForward: the position-wise MLP of a transformer block.
 //   FFN(x) = W₂ · dropout(act(W₁x + b₁)) + b₂        act = ReLU or GELU;  x: (…, C) → (…, C)
-// Parameters are named linear1/linear2 as in PyTorch's TransformerEncoderLayer.
+// Parameters are named linear1/linear2 as in PyTorch's TransformerEncoderLayer. The transformer
+// blocks' default feed-forward, and a registry layer ("feed_forward") like any other they can take.
 #pragma once
 #include <memory>
 #include <span>
@@ -8,6 +9,8 @@
 #include "config/enum_names.h"
 #include "layers/dropout.h"
 #include "layers/linear.h"
+#include "layers/registry.h"
+#include "layers/sequence_layer.h"
 
 namespace tf {
 
@@ -16,12 +19,18 @@ enum class Activation { relu, gelu };
 inline constexpr EnumName<Activation> kActivationNames[] = {{Activation::relu, "relu"}, {Activation::gelu, "gelu"}};
 inline std::span<const EnumName<Activation>> enum_names(Activation) { return kActivationNames; }
 
-class FeedForward : public Module {
+class FeedForward : public SequenceLayer {
 public:
     FeedForward(int64_t width, int64_t hidden, Activation activation, double dropout_p,
                 std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype = DType::f32);
     Tensor forward(const Tensor& x) const;
     Tensor operator()(const Tensor& x) const { return forward(x); }
+    // Position-wise: the context is not read.
+    Tensor forward(const Tensor& x, const SequenceContext&) override { return forward(x); }
+    using SequenceLayer::operator();
+
+    // {"type": "feed_forward", "hidden": H, "activation": "relu", "dropout": 0}   (H default 4C)
+    static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
 
 private:
     std::shared_ptr<Linear> linear1_, linear2_;

@@ -5,7 +5,9 @@
 #include "layers/attention/multi_head_attention.h"
 #include "layers/examples/alibi_attention.h"
 #include "layers/examples/local_conv_mixer.h"
+#include "layers/feed_forward.h"
 #include "layers/recurrent/recurrent_layer.h"
+#include "layers/swiglu_feed_forward.h"
 #include "layers/transformer_block.h"
 
 namespace tf {
@@ -34,6 +36,8 @@ void register_builtin_layers(LayerRegistry& registry) {
     registry.add("multi_head_attention", MultiHeadAttention::from_config);
     registry.add("transformer_encoder_block", TransformerEncoderBlock::from_config);
     registry.add("transformer_decoder_block", TransformerDecoderBlock::from_config);
+    registry.add("feed_forward", FeedForward::from_config);     // the blocks' default "ffn"
+    registry.add("swiglu", SwiGluFeedForward::from_config);
     registry.add("rnn", RNN::from_config);
     registry.add("gru", GRU::from_config);
     registry.add("lstm", LSTM::from_config);

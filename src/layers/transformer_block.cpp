@@ -5,6 +5,7 @@
 
 #include "autograd/error.h"
 #include "autograd/ops.h"
+#include "layers/registry.h"
 
 namespace tf {
 
@@ -19,6 +20,17 @@ Tensor residual(bool norm_first, const Tensor& x, const LayerNorm& norm, const D
 
 int64_t ffn_hidden_of(const TransformerBlockOptions& options) {
     return options.ffn_hidden > 0 ? options.ffn_hidden : 4 * options.attention.d_model;
+}
+
+// The block's feed-forward: the registry entry the options name, or the built-in FeedForward.
+std::shared_ptr<SequenceLayer> make_ffn(const TransformerBlockOptions& options, std::shared_ptr<Rng> dropout_rng,
+                                        const InitScheme& init, Rng& rng, DType dtype) {
+    const int64_t C = options.attention.d_model;
+    if (options.ffn.is_null())
+        return std::make_shared<FeedForward>(C, ffn_hidden_of(options), options.activation, options.dropout,
+                                             std::move(dropout_rng), init, rng, dtype);
+    const LayerBuildContext build{.width = C, .init_rng = &rng, .dropout_rng = std::move(dropout_rng), .init = init, .dtype = dtype};
+    return builtin_layers().create(options.ffn, options.ffn_path, build);
 }
 
 // Cross-attention: the self-attention's heads, kernel and projections, every memory position
@@ -37,6 +49,7 @@ TransformerBlockOptions block_options_from_config(config::JsonReader& config, co
     o.attention = MultiHeadAttention::options_from_config(config, build, "attention_dropout", o.dropout);
     o.ffn_hidden = config.integer("ffn_hidden", 4 * o.attention.d_model, {.min = 1});
     o.activation = config.choice("activation", Activation::relu);
+    if (config.has("ffn")) o.ffn = config.raw("ffn"), o.ffn_path = config.path_of("ffn");
     o.norm_first = config.boolean("norm_first", false);
     o.norm_eps = config.number("norm_eps", 1e-5, std::numeric_limits<double>::min(), 1.0);
     return o;
@@ -49,8 +62,7 @@ TransformerEncoderBlock::TransformerEncoderBlock(const TransformerBlockOptions& 
     : norm_first_(options.norm_first) {
     const int64_t C = options.attention.d_model;
     self_attn_ = register_module("self_attn", std::make_shared<MultiHeadAttention>(options.attention, dropout_rng, init, rng, dtype));
-    ffn_ = register_module("ffn", std::make_shared<FeedForward>(C, ffn_hidden_of(options), options.activation,
-                                                                options.dropout, dropout_rng, init, rng, dtype));
+    ffn_ = register_module("ffn", make_ffn(options, dropout_rng, init, rng, dtype));
     norm1_ = register_module("norm1", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
     norm2_ = register_module("norm2", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
     dropout_ = register_module("dropout", std::make_shared<Dropout>(options.dropout, dropout_rng));
@@ -61,7 +73,7 @@ Tensor TransformerEncoderBlock::forward(const Tensor& x, const SequenceContext& 
     self_context.memory = Tensor();  // an encoder block attends to its own input only
     const Tensor h = residual(norm_first_, x, *norm1_, *dropout_,
                               [&](const Tensor& y) { return (*self_attn_)(y, self_context); });  // (B, T, C)
-    return residual(norm_first_, h, *norm2_, *dropout_, [&](const Tensor& y) { return (*ffn_)(y); });
+    return residual(norm_first_, h, *norm2_, *dropout_, [&](const Tensor& y) { return (*ffn_)(y, context); });
 }
 
 std::shared_ptr<SequenceLayer> TransformerEncoderBlock::from_config(config::JsonReader& config,
@@ -77,8 +89,7 @@ TransformerDecoderBlock::TransformerDecoderBlock(const TransformerBlockOptions& 
     self_attn_ = register_module("self_attn", std::make_shared<MultiHeadAttention>(options.attention, dropout_rng, init, rng, dtype));
     cross_attn_ = register_module("cross_attn", std::make_shared<MultiHeadAttention>(
                                                     cross_attention_options(options.attention), dropout_rng, init, rng, dtype));
-    ffn_ = register_module("ffn", std::make_shared<FeedForward>(C, ffn_hidden_of(options), options.activation,
-                                                                options.dropout, dropout_rng, init, rng, dtype));
+    ffn_ = register_module("ffn", make_ffn(options, dropout_rng, init, rng, dtype));
     norm1_ = register_module("norm1", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
     norm2_ = register_module("norm2", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
     norm3_ = register_module("norm3", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
@@ -98,7 +109,7 @@ Tensor TransformerDecoderBlock::forward(const Tensor& x, const SequenceContext& 
                                [&](const Tensor& y) { return (*self_attn_)(y, self_context); });   // (B, T, C)
     const Tensor h2 = residual(norm_first_, h1, *norm2_, *dropout_,
                                [&](const Tensor& y) { return (*cross_attn_)(y, cross_context); });  // (B, T, C)
-    return residual(norm_first_, h2, *norm3_, *dropout_, [&](const Tensor& y) { return (*ffn_)(y); });
+    return residual(norm_first_, h2, *norm3_, *dropout_, [&](const Tensor& y) { return (*ffn_)(y, context); });
 }
 
 std::shared_ptr<SequenceLayer> TransformerDecoderBlock::from_config(config::JsonReader& config,

@@ -29,6 +29,8 @@ TransformerBlockOptions TransformerOptions::block() const {
     options.activation = activation;
     options.dropout = dropout;
     options.norm_first = norm_first;
+    options.ffn = ffn;
+    options.ffn_path = "model.ffn";
     return options;
 }
 
@@ -58,11 +60,18 @@ TransformerOptions read_transformer_options(config::JsonReader& section, bool la
     if (o.kv_heads != 0 && o.heads % o.kv_heads != 0)
         throw ConfigError(section.path_of("kv_heads") + ": heads (" + std::to_string(o.heads) + ") is not divisible by " +
                           std::to_string(o.kv_heads));
+    if (section.has("ffn")) {
+        o.ffn = section.raw("ffn");
+        Rng probe_rng(0);   // built once here, so `config check` names a bad type or key with its path
+        builtin_layers().create(o.ffn, section.path_of("ffn"), block_build_context(o, probe_rng, std::make_shared<Rng>(0), DType::f32));
+    }
     if (language_model && section.has("block")) {
         o.custom_block = section.raw("block");
-        // Built once here, so `config check` reports a bad type or key with its path, not the trainer.
+        // Built once here, so `config check` reports a bad type or key with its path, not the trainer
+        // (with generators of its own: a block with dropout needs one).
         Rng probe_rng(0);
-        builtin_layers().create(o.custom_block, section.path_of("block"), block_build_context(o, probe_rng, nullptr, DType::f32));
+        builtin_layers().create(o.custom_block, section.path_of("block"),
+                                block_build_context(o, probe_rng, std::make_shared<Rng>(0), DType::f32));
     }
     return o;
 }

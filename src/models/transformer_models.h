@@ -41,6 +41,8 @@ struct TransformerOptions {
     // Language model only: the config's "block", a layer-registry entry ({"type": ..., its keys})
     // built for every one of `layers` in place of the transformer block; null = the built-in block.
     config::Json custom_block;
+    // The config's "ffn": a layer-registry entry for every block's feed-forward; null = FeedForward.
+    config::Json ffn;
     TransformerBlockOptions block() const;
 };
 
