@@ -1,7 +1,7 @@
 // The worked attention example of docs/extending.md (alibi_attention): central differences in f64,
 // the distance penalty by hand, the softmax attention it reduces to without a penalty, and — the
-// point of the example — a layer registered in one file whose weights reach `analyze` and whose τ
-// follows the temperature curriculum with no other edit.
+// point of the example — a layer registered in one file whose weights reach `analyze` with no other
+// edit (tests/test_lm_blocks.cpp holds it, with the other attention blocks, to the curriculum's τ).
 #include "catch.h"
 
 #include <cmath>
@@ -15,7 +15,6 @@
 #include "autograd/tape.h"
 #include "helpers.h"
 #include "layers/examples/alibi_attention.h"
-#include "models/build.h"
 #include "module_gradcheck.h"
 #include "run_helpers.h"
 
@@ -32,17 +31,6 @@ std::shared_ptr<AlibiAttention> make_alibi(double slope, uint64_t seed = 3) {
     Rng rng(seed);
     return std::make_shared<AlibiAttention>(AlibiAttentionOptions{.width = 4, .slope = slope}, InitScheme{InitKind::normal, 0.5}, rng,
                                             DType::f64);
-}
-
-// An LM of two alibi_attention blocks.
-std::shared_ptr<SequenceModel> alibi_lm() {
-    const config::Json section = {{"type", "lm"}, {"d_model", 8}, {"layers", 2}, {"max_length", 16}, {"dropout", 0.0},
-                                  {"block", {{"type", "alibi_attention"}, {"slope", 0.25}}}};
-    config::JsonReader reader(section, "model");
-    ModelBuildContext build;
-    build.vocab_size = 12;
-    build.seed = 3;
-    return build_model(read_model_config(reader), build);
 }
 
 }  // namespace
@@ -82,24 +70,6 @@ TEST_CASE("alibi_attention with slope 0 is one-head softmax attention", "[proper
     const Tensor x = random_sequence(2, 6, 4, 9);
     const SequenceContext context{.padding_mask = test::padding_mask(6, {1, 0}), .causal = true};
     CHECK(test::max_relative_difference((*alibi)(x, context), (*softmax)(x, context)) < 1e-12);
-}
-
-TEST_CASE("a layer registered in one file is recorded for analysis and follows the temperature curriculum", "[unit]") {
-    const auto model = alibi_lm();
-    NoGradGuard no_grad;
-    ModelInput input;
-    input.tgt_in = IndexTensor({1, 4, 5, 6, 7}, {1, 5});
-    ForwardObserver recorder{.record_attention = true};
-    input.observer = &recorder;
-    const auto logits = model->forward(input).to_vector();
-    REQUIRE(recorder.attention.size() == 2);
-    CHECK(recorder.attention[1].name == "blocks.layers.1");
-    CHECK(recorder.attention[1].weights.shape() == Shape{1, 1, 5, 5});
-    ForwardObserver sharper{.temperature_scale = 0.25};
-    input.observer = &sharper;
-    CHECK(model->forward(input).to_vector() != logits);
-    input.observer = nullptr;
-    CHECK(model->forward(input).to_vector() == logits);   // no observer: τ as configured
 }
 
 TEST_CASE("analyze draws the heatmaps of a registry attention layer it has never heard of", "[integration]") {

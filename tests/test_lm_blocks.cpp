@@ -7,9 +7,16 @@
 
 using namespace tf;
 
-TEST_CASE("lm with a bare multi_head_attention block: maps are collected and the temperature scale applies", "[unit]") {
+TEST_CASE("lm with a bare registry attention block: maps are recorded and the temperature scale applies", "[unit]") {
+    // Any registered layer that records its weights: the framework's attention (2 heads), every one of
+    // its kernels that forms weights, and the worked example of docs/extending.md (1 head).
+    const auto [block, heads] = GENERATE(
+        std::make_pair(config::Json{{"type", "multi_head_attention"}, {"heads", 2}}, 2),
+        std::make_pair(config::Json{{"type", "multi_head_attention"}, {"heads", 2}, {"kernel", "tiled"}}, 2),
+        std::make_pair(config::Json{{"type", "alibi_attention"}, {"slope", 0.25}}, 1));
+    INFO(block.dump());
     const config::Json section = {{"type", "lm"}, {"d_model", 8}, {"heads", 2}, {"layers", 2}, {"max_length", 16},
-                                  {"dropout", 0.0}, {"block", {{"type", "multi_head_attention"}, {"heads", 2}}}};
+                                  {"dropout", 0.0}, {"block", block}};
     config::JsonReader reader(section, "model");
     ModelBuildContext build;
     build.vocab_size = 12;
@@ -24,12 +31,14 @@ TEST_CASE("lm with a bare multi_head_attention block: maps are collected and the
     const auto logits = model->forward(input).to_vector();
     const auto& maps = recorder.attention;
     REQUIRE(maps.size() == 2);   // one per layer
-    CHECK(maps[0].name == "blocks.layers.0");
-    CHECK(maps[0].weights.shape() == Shape{1, 2, 5, 5});
+    CHECK(maps[1].name == "blocks.layers.1");
+    CHECK(maps[0].weights.shape() == Shape{1, heads, 5, 5});
 
     ForwardObserver sharper{.temperature_scale = 0.25};
     input.observer = &sharper;
     CHECK(model->forward(input).to_vector() != logits);   // sharper attention, other logits
+    input.observer = nullptr;
+    CHECK(model->forward(input).to_vector() == logits);   // no observer: τ as configured
 }
 
 TEST_CASE("lm: a block with dropout passes config check and trains with it", "[unit]") {
