@@ -34,8 +34,6 @@ TEST_CASE("every config enum name round-trips through its value", "[unit]") {
     check_names<InitKind>({"xavier_uniform", "kaiming_normal", "normal", "zeros", "ones"});
     check_names<Activation>({"relu", "gelu"});
     check_names<RNNCell::Nonlinearity>({"tanh", "relu"});
-    check_names<RecurrentCellKind>({"rnn", "gru", "lstm"});
-    check_names<RnnAttentionKind>({"none", "additive", "luong_dot", "luong_general"});
     check_names<PositionKind>({"sinusoidal", "learned"});
     check_names<ModelKind>({"transformer", "lm", "rnn_seq2seq"});
     check_names<train::DataSource>({"text", "jsonl", "synthetic"});
@@ -46,12 +44,12 @@ TEST_CASE("every config enum name round-trips through its value", "[unit]") {
 }
 
 TEST_CASE("an enum choice reads its value, or the fallback, and records the name", "[unit]") {
-    const config::Json section = {{"cell", "lstm"}};
+    const config::Json section = {{"positions", "learned"}};
     config::Json resolved;
     config::JsonReader reader(section, "model", &resolved);
-    CHECK(reader.choice("cell", RecurrentCellKind::gru) == RecurrentCellKind::lstm);
-    CHECK(reader.choice("attention", RnnAttentionKind::none) == RnnAttentionKind::none);
-    CHECK(resolved == config::Json{{"cell", "lstm"}, {"attention", "none"}});
+    CHECK(reader.choice("positions", PositionKind::sinusoidal) == PositionKind::learned);
+    CHECK(reader.choice("activation", Activation::relu) == Activation::relu);
+    CHECK(resolved == config::Json{{"positions", "learned"}, {"activation", "relu"}});
 }
 
 TEST_CASE("an unknown enum name is a ConfigError naming its JSON path and the choices", "[unit]") {

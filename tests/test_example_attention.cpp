@@ -15,6 +15,7 @@
 #include "autograd/tape.h"
 #include "helpers.h"
 #include "layers/examples/alibi_attention.h"
+#include "models/build.h"
 #include "module_gradcheck.h"
 #include "run_helpers.h"
 
@@ -93,4 +94,33 @@ TEST_CASE("analyze draws the heatmaps of a registry attention layer it has never
     REQUIRE(report["attention"].size() == 1);
     CHECK(report["attention"][0]["name"] == "blocks.layers.0");
     CHECK(std::filesystem::exists(dir / "analysis/plots/blocks_layers_0_head0.svg"));
+}
+
+TEST_CASE("a registry attention layer is every transformer block's self-attention by name", "[unit]") {
+    // "self_attention": {"type": "alibi_attention"} in a seq2seq transformer: encoder and decoder
+    // self-attention are the example (cross-attention stays multi-head), and analysis records them.
+    const config::Json section = {{"type", "transformer"}, {"d_model", 4}, {"heads", 2}, {"encoder_layers", 1},
+                                  {"decoder_layers", 1}, {"max_length", 8}, {"dropout", 0.0},
+                                  {"self_attention", {{"type", "alibi_attention"}, {"slope", 0.5}}}};
+    config::JsonReader reader(section, "model");
+    ModelBuildContext build;
+    build.vocab_size = 9;
+    const auto model = build_model(read_model_config(reader), build);
+    ModelInput input;
+    input.src = IndexTensor({4, 5, 6}, {1, 3});
+    input.tgt_in = IndexTensor({1, 4, 5, 6}, {1, 4});
+    ForwardObserver recorder{.record_attention = true};
+    input.observer = &recorder;
+    NoGradGuard no_grad;
+    model->forward(input);
+    std::vector<std::string> recorded;
+    for (const AttentionRecord& record : recorder.attention) recorded.push_back(record.name + " " + record.kind);
+    CHECK(recorded == std::vector<std::string>{"encoder.layers.0.self_attn self", "decoder.layers.0.self_attn self",
+                                               "decoder.layers.0.cross_attn cross"});
+    CHECK(recorder.attention[0].weights.shape() == Shape{1, 1, 3, 3});   // one head over the source
+
+    config::Json misspelt = section;
+    misspelt["self_attention"] = {{"type", "alibi_attention"}, {"slop", 0.5}};
+    config::JsonReader bad(misspelt, "model");
+    CHECK_THROWS_WITH(read_model_config(bad), Catch::Contains("model.self_attention.slop"));
 }

@@ -3,7 +3,7 @@
 #include "catch.h"
 
 #include "layers/feed_forward.h"
-#include "layers/recurrent/recurrent_layer.h"
+#include "layers/recurrent/cell_registry.h"
 #include "layers/registry.h"
 
 using namespace tf;
@@ -81,6 +81,6 @@ TEST_CASE("the registry builds layers by type and names its mistakes", "[unit]")
     REQUIRE_THROWS_WITH(builtin_layers().create(config::Json::parse(R"({"type": "gru", "hiden_size": 4})"), "model.layer", build),
                         "model.layer.hiden_size: unknown key (did you mean 'hidden_size'?)");
     LayerRegistry registry;
-    registry.add("x", GRU::from_config);
-    REQUIRE_THROWS_WITH(registry.add("x", GRU::from_config), Catch::Contains("'x' is registered twice"));
+    registry.add("x", recurrent_layer_factory("gru"));
+    REQUIRE_THROWS_WITH(registry.add("x", recurrent_layer_factory("gru")), Catch::Contains("'x' is registered twice"));
 }

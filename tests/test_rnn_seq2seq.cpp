@@ -4,6 +4,9 @@
 
 #include "autograd/ops.h"
 #include "autograd/tape.h"
+#include "layers/attention/decoder_attention_registry.h"
+#include "layers/recurrent/cell_registry.h"
+#include "models/build.h"
 #include "models/rnn_seq2seq.h"
 #include "module_gradcheck.h"
 
@@ -23,12 +26,12 @@ ModelInput toy_batch() {
 
 std::shared_ptr<RnnSeq2Seq> make_model(const std::string& cell, const std::string& attention, bool bidirectional, int64_t layers) {
     RnnSeq2SeqOptions options;
-    options.cell = *enum_from_name<RecurrentCellKind>(cell);
+    options.cell = cell;
     options.embedding_size = 5;
     options.hidden_size = 6;
     options.num_layers = layers;
     options.bidirectional_encoder = bidirectional;
-    options.attention = *enum_from_name<RnnAttentionKind>(attention);
+    if (attention != "none") options.attention = attention;
     ModelBuildContext build;
     build.vocab_size = 10;
     build.seed = 3;
@@ -89,10 +92,10 @@ TEST_CASE("RNN seq2seq: every parameter gets a gradient that matches finite diff
     const std::string attention = GENERATE(std::string("none"), std::string("additive"));
     INFO(attention);
     RnnSeq2SeqOptions options;
-    options.cell = RecurrentCellKind::gru;
+    options.cell = "gru";
     options.embedding_size = 3;
     options.hidden_size = 4;
-    options.attention = *enum_from_name<RnnAttentionKind>(attention);
+    if (attention != "none") options.attention = attention;
     ModelBuildContext build;
     build.vocab_size = 10;
     build.seed = 5;
@@ -101,4 +104,34 @@ TEST_CASE("RNN seq2seq: every parameter gets a gradient that matches finite diff
     const ModelInput input = toy_batch();
     const IndexTensor targets({4, 5, 2, 7, 8, 2}, {2, 3});
     test::gradcheck_every_parameter(model, [&] { return cross_entropy(model.forward(input), targets, {0, 0.0}); });
+}
+
+TEST_CASE("every cell and decoder attention of the tables builds the RNN encoder-decoder and a layer", "[unit]") {
+    // A new cell or scorer is one line in its table: nothing else names them.
+    for (const std::string& cell : recurrent_cell_names()) {
+        CHECK(builtin_layers().contains(cell));
+        for (const std::string& attention : {std::string("none"), std::string("additive"), std::string("luong_general")}) {
+            INFO(cell << " with " << attention);
+            auto model = make_model(cell, attention, true, 2);
+            NoGradGuard no_grad;
+            CHECK(model->forward(toy_batch()).shape() == Shape{2, 3, 10});
+        }
+    }
+    CHECK(decoder_attention_names() == std::vector<std::string>{"additive", "luong_dot", "luong_general"});
+}
+
+TEST_CASE("a registry gru layer is the GRU class: same parameters from the same seed", "[unit]") {
+    Rng registry_rng(9), class_rng(9);
+    const auto from_registry = builtin_layers().create({{"type", "gru"}, {"hidden_size", 5}, {"num_layers", 2}}, "model.block",
+                                                       {.width = 4, .init_rng = &registry_rng});
+    GRU direct(RecurrentOptions{.input_size = 4, .hidden_size = 5, .num_layers = 2}, class_rng);
+    const auto expected = direct.state_dict();
+    REQUIRE(from_registry->state_dict().size() == expected.size());
+    for (const auto& [name, tensor] : from_registry->state_dict()) CHECK(tensor.to_vector() == expected.at(name).to_vector());
+}
+
+TEST_CASE("a decoder attention that cannot read the encoder states is a config error naming the key", "[unit]") {
+    const config::Json section = {{"type", "rnn_seq2seq"}, {"attention", "luong_dot"}, {"bidirectional_encoder", true}};
+    config::JsonReader reader(section, "model");
+    CHECK_THROWS_WITH(read_model_config(reader), Catch::Contains("model.attention") && Catch::Contains("2·hidden_size"));
 }

@@ -39,12 +39,12 @@ ModelConfig transformer_config(bool language_model, int64_t max_length) {
 }
 
 // W2 (GRU encoder, GRU-cell decoder with Bahdanau attention) and W3 (tanh RNN, no attention).
-ModelConfig rnn_config(RecurrentCellKind cell, RnnAttentionKind attention) {
+ModelConfig rnn_config(const std::string& cell, std::optional<std::string> attention) {
     ModelConfig config;
     config.type = ModelKind::rnn_seq2seq;
     config.rnn.cell = cell;
     config.rnn.embedding_size = 128, config.rnn.hidden_size = 128, config.rnn.num_layers = 1;
-    config.rnn.attention = attention;
+    config.rnn.attention = std::move(attention);
     config.rnn.dropout = 0.0;
     return config;
 }
@@ -110,8 +110,8 @@ double train_step(SequenceModel& model, train::Adam& adam, const BenchBatch& bat
 
 std::vector<Workload> reference_workloads() {
     return {{"W1", transformer_config(false, 512), 32, 64},
-            {"W2", rnn_config(RecurrentCellKind::gru, RnnAttentionKind::additive), 32, 64},
-            {"W3", rnn_config(RecurrentCellKind::rnn, RnnAttentionKind::none), 32, 64},
+            {"W2", rnn_config("gru", "additive"), 32, 64},
+            {"W3", rnn_config("rnn", std::nullopt), 32, 64},
             {"W4", transformer_config(true, 128), 16, 128}};
 }
 

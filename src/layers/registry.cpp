@@ -6,7 +6,7 @@
 #include "layers/examples/alibi_attention.h"
 #include "layers/examples/local_conv_mixer.h"
 #include "layers/feed_forward.h"
-#include "layers/recurrent/recurrent_layer.h"
+#include "layers/recurrent/cell_registry.h"
 #include "layers/swiglu_feed_forward.h"
 #include "layers/transformer_block.h"
 
@@ -32,15 +32,18 @@ std::shared_ptr<SequenceLayer> LayerRegistry::create(const config::Json& block, 
     return layer;
 }
 
+LayerChoice LayerChoice::read(config::JsonReader& config, const std::string& key) {
+    if (!config.has(key)) return {};
+    return {config.raw(key), config.path_of(key)};
+}
+
 void register_builtin_layers(LayerRegistry& registry) {
     registry.add("multi_head_attention", MultiHeadAttention::from_config);
     registry.add("transformer_encoder_block", TransformerEncoderBlock::from_config);
     registry.add("transformer_decoder_block", TransformerDecoderBlock::from_config);
     registry.add("feed_forward", FeedForward::from_config);     // the blocks' default "ffn"
     registry.add("swiglu", SwiGluFeedForward::from_config);
-    registry.add("rnn", RNN::from_config);
-    registry.add("gru", GRU::from_config);
-    registry.add("lstm", LSTM::from_config);
+    for (const std::string& cell : recurrent_cell_names()) registry.add(cell, recurrent_layer_factory(cell));  // rnn, gru, lstm
     registry.add("local_conv_mixer", LocalConvMixer::from_config);  // the worked example of docs/extending.md
     registry.add("alibi_attention", AlibiAttention::from_config);    // its attention example
 }

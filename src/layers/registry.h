@@ -23,6 +23,16 @@ struct LayerBuildContext {
     DType dtype = DType::f32;
 };
 
+// A sublayer a config chooses by name: its registry entry ({"type": ..., its keys}) and the JSON path
+// that names it in errors. No entry means the owner's built-in default.
+struct LayerChoice {
+    config::Json entry{};
+    std::string path{};
+    bool chosen() const { return !entry.is_null(); }
+    // The choice under `key` of `config`, if the config has that key.
+    static LayerChoice read(config::JsonReader& config, const std::string& key);
+};
+
 // Reads the layer's keys from `config` (unknown keys are caught after the factory returns).
 using LayerFactory = std::function<std::shared_ptr<SequenceLayer>(config::JsonReader& config, const LayerBuildContext& build)>;
 

@@ -22,16 +22,31 @@ int64_t ffn_hidden_of(const TransformerBlockOptions& options) {
     return options.ffn_hidden > 0 ? options.ffn_hidden : 4 * options.attention.d_model;
 }
 
-// The block's feed-forward: the registry entry the options name, or the built-in FeedForward.
-std::shared_ptr<SequenceLayer> make_ffn(const TransformerBlockOptions& options, std::shared_ptr<Rng> dropout_rng,
-                                        const InitScheme& init, Rng& rng, DType dtype) {
-    const int64_t C = options.attention.d_model;
-    if (options.ffn.is_null())
-        return std::make_shared<FeedForward>(C, ffn_hidden_of(options), options.activation, options.dropout,
-                                             std::move(dropout_rng), init, rng, dtype);
-    const LayerBuildContext build{.width = C, .init_rng = &rng, .dropout_rng = std::move(dropout_rng), .init = init, .dtype = dtype};
-    return builtin_layers().create(options.ffn, options.ffn_path, build);
-}
+// What a block builds its sublayers with.
+struct SublayerBuild {
+    const TransformerBlockOptions& options;
+    std::shared_ptr<Rng> dropout_rng;
+    const InitScheme& init;
+    Rng& rng;
+    DType dtype;
+
+    std::shared_ptr<SequenceLayer> chosen(const LayerChoice& choice) const {
+        const LayerBuildContext build{.width = options.attention.d_model, .init_rng = &rng, .dropout_rng = dropout_rng,
+                                      .init = init, .dtype = dtype};
+        return builtin_layers().create(choice.entry, choice.path, build);
+    }
+    // The chosen self-attention, or the built-in MultiHeadAttention.
+    std::shared_ptr<SequenceLayer> self_attention() const {
+        if (options.self_attention.chosen()) return chosen(options.self_attention);
+        return std::make_shared<MultiHeadAttention>(options.attention, dropout_rng, init, rng, dtype);
+    }
+    // The chosen feed-forward, or the built-in FeedForward.
+    std::shared_ptr<SequenceLayer> ffn() const {
+        if (options.ffn.chosen()) return chosen(options.ffn);
+        return std::make_shared<FeedForward>(options.attention.d_model, ffn_hidden_of(options), options.activation,
+                                             options.dropout, dropout_rng, init, rng, dtype);
+    }
+};
 
 // Cross-attention: the self-attention's heads, kernel and projections, every memory position
 // visible and no rotary positions (queries and memory are not positions on one axis).
@@ -49,7 +64,8 @@ TransformerBlockOptions block_options_from_config(config::JsonReader& config, co
     o.attention = MultiHeadAttention::options_from_config(config, build, "attention_dropout", o.dropout);
     o.ffn_hidden = config.integer("ffn_hidden", 4 * o.attention.d_model, {.min = 1});
     o.activation = config.choice("activation", Activation::relu);
-    if (config.has("ffn")) o.ffn = config.raw("ffn"), o.ffn_path = config.path_of("ffn");
+    o.ffn = LayerChoice::read(config, "ffn");
+    o.self_attention = LayerChoice::read(config, "self_attention");
     o.norm_first = config.boolean("norm_first", false);
     o.norm_eps = config.number("norm_eps", 1e-5, std::numeric_limits<double>::min(), 1.0);
     return o;
@@ -61,8 +77,9 @@ TransformerEncoderBlock::TransformerEncoderBlock(const TransformerBlockOptions& 
                                                  const InitScheme& init, Rng& rng, DType dtype)
     : norm_first_(options.norm_first) {
     const int64_t C = options.attention.d_model;
-    self_attn_ = register_module("self_attn", std::make_shared<MultiHeadAttention>(options.attention, dropout_rng, init, rng, dtype));
-    ffn_ = register_module("ffn", make_ffn(options, dropout_rng, init, rng, dtype));
+    const SublayerBuild sublayers{options, dropout_rng, init, rng, dtype};
+    self_attn_ = register_module("self_attn", sublayers.self_attention());
+    ffn_ = register_module("ffn", sublayers.ffn());
     norm1_ = register_module("norm1", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
     norm2_ = register_module("norm2", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
     dropout_ = register_module("dropout", std::make_shared<Dropout>(options.dropout, dropout_rng));
@@ -86,10 +103,11 @@ TransformerDecoderBlock::TransformerDecoderBlock(const TransformerBlockOptions& 
                                                  const InitScheme& init, Rng& rng, DType dtype)
     : norm_first_(options.norm_first) {
     const int64_t C = options.attention.d_model;
-    self_attn_ = register_module("self_attn", std::make_shared<MultiHeadAttention>(options.attention, dropout_rng, init, rng, dtype));
+    const SublayerBuild sublayers{options, dropout_rng, init, rng, dtype};
+    self_attn_ = register_module("self_attn", sublayers.self_attention());
     cross_attn_ = register_module("cross_attn", std::make_shared<MultiHeadAttention>(
                                                     cross_attention_options(options.attention), dropout_rng, init, rng, dtype));
-    ffn_ = register_module("ffn", make_ffn(options, dropout_rng, init, rng, dtype));
+    ffn_ = register_module("ffn", sublayers.ffn());
     norm1_ = register_module("norm1", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
     norm2_ = register_module("norm2", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
     norm3_ = register_module("norm3", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));

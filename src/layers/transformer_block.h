@@ -17,10 +17,11 @@ namespace tf {
 struct TransformerBlockOptions {
     MultiHeadAttentionOptions attention{};  // d_model, heads, …; its dropout is the one on attention weights
     int64_t ffn_hidden = 0;               // the FFN's inner width; 0 means 4·d_model
-    // The feed-forward as a layer-registry entry ({"type": "swiglu", …}), built at width d_model;
-    // null means the built-in FeedForward(ffn_hidden, activation, dropout). ffn_path names it in errors.
-    config::Json ffn{};
-    std::string ffn_path = "ffn";
+    // Sublayers chosen by name from the layer registry, built at width d_model: the feed-forward
+    // ({"type": "swiglu"}; default the built-in FeedForward(ffn_hidden, activation, dropout)) and the
+    // self-attention ({"type": "alibi_attention"}; default MultiHeadAttention(attention)).
+    LayerChoice ffn{};
+    LayerChoice self_attention{};
     Activation activation = Activation::relu;
     double dropout = 0.0;                 // on each sublayer's output and inside the FFN
     bool norm_first = false;              // pre-LN if true, post-LN if false
@@ -36,14 +37,13 @@ public:
                             const InitScheme& init, Rng& rng, DType dtype = DType::f32);
     Tensor forward(const Tensor& x, const SequenceContext& context) override;  // (B, T, C) → (B, T, C)
     // Keys: the attention keys of multi_head_attention (attention_dropout for its dropout, default
-    // `dropout`), ffn_hidden, activation, dropout, norm_first, norm_eps, and ffn: a layer-registry
-    // entry for the feed-forward ({"type": "swiglu"}), in place of ffn_hidden and activation.
+    // `dropout`), ffn_hidden, activation, dropout, norm_first, norm_eps, and the layer-registry
+    // entries ffn ({"type": "swiglu"}) and self_attention ({"type": "alibi_attention"}).
     static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
 
 private:
     bool norm_first_;
-    std::shared_ptr<MultiHeadAttention> self_attn_;
-    std::shared_ptr<SequenceLayer> ffn_;
+    std::shared_ptr<SequenceLayer> self_attn_, ffn_;
     std::shared_ptr<LayerNorm> norm1_, norm2_;
     std::shared_ptr<Dropout> dropout_;
 };
@@ -60,7 +60,8 @@ public:
 
 private:
     bool norm_first_;
-    std::shared_ptr<MultiHeadAttention> self_attn_, cross_attn_;
+    std::shared_ptr<SequenceLayer> self_attn_;
+    std::shared_ptr<MultiHeadAttention> cross_attn_;
     std::shared_ptr<SequenceLayer> ffn_;
     std::shared_ptr<LayerNorm> norm1_, norm2_, norm3_;
     std::shared_ptr<Dropout> dropout_;

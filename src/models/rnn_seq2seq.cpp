@@ -3,38 +3,46 @@
 
 #include "autograd/error.h"
 #include "autograd/ops.h"
+#include "layers/attention/decoder_attention_registry.h"
+#include "layers/recurrent/cell_registry.h"
 
 namespace tf {
 
+namespace {
+
+// Builds the attention once at the model's sizes, so a scorer that cannot read these encoder states
+// (luong_dot with a bidirectional encoder: 2H-wide keys for an H-wide query) fails at `config check`.
+void check_attention_fits(config::JsonReader& section, const RnnSeq2SeqOptions& options) {
+    if (!options.attention) return;
+    const int64_t key_size = options.hidden_size * (options.bidirectional_encoder ? 2 : 1);
+    try {
+        Rng probe_rng(0);
+        decoder_attention(*options.attention)(options.hidden_size, key_size, InitScheme{}, probe_rng, DType::f32);
+    } catch (const ShapeError& error) {
+        throw ConfigError(section.path_of("attention") + ": " + error.what() +
+                          (options.bidirectional_encoder ? " (a bidirectional encoder's states are 2·hidden_size wide)" : ""));
+    }
+}
+
+}  // namespace
+
 RnnSeq2SeqOptions read_rnn_seq2seq_options(config::JsonReader& section) {
     RnnSeq2SeqOptions options;
-    options.cell = section.choice("cell", options.cell);
+    options.cell = section.choice("cell", options.cell, recurrent_cell_names());
     options.embedding_size = section.integer("embedding_size", options.embedding_size, {.min = 1, .max = 65536});
     options.hidden_size = section.integer("hidden_size", options.hidden_size, {.min = 1, .max = 65536});
     options.num_layers = section.integer("num_layers", options.num_layers, {.min = 1, .max = 16});
     options.bidirectional_encoder = section.boolean("bidirectional_encoder", options.bidirectional_encoder);
-    options.attention = section.choice("attention", options.attention);
+    std::vector<std::string> attentions = {"none"};
+    for (const std::string& name : decoder_attention_names()) attentions.push_back(name);
+    if (const std::string attention = section.choice("attention", "none", attentions); attention != "none")
+        options.attention = attention;
     options.dropout = section.number("dropout", options.dropout, 0.0, 0.99);
-    if (options.attention == RnnAttentionKind::luong_dot && options.bidirectional_encoder)
-        throw ConfigError(section.path_of("attention") + ": \"luong_dot\" needs encoder and decoder states of one width; "
-                          "with a bidirectional encoder use \"luong_general\" or \"additive\"");
+    check_attention_fits(section, options);
     return options;
 }
 
 namespace {
-
-std::shared_ptr<RecurrentLayer> make_layer(RecurrentCellKind cell, const RecurrentOptions& options, Rng& rng,
-                                           std::shared_ptr<Rng> dropout_rng) {
-    if (cell == RecurrentCellKind::rnn) return std::make_shared<RNN>(options, rng, dropout_rng);
-    if (cell == RecurrentCellKind::gru) return std::make_shared<GRU>(options, rng, dropout_rng);
-    return std::make_shared<LSTM>(options, rng, dropout_rng);
-}
-
-std::shared_ptr<RecurrentCell> make_cell(RecurrentCellKind cell, int64_t input, int64_t hidden, Rng& rng, DType dtype) {
-    if (cell == RecurrentCellKind::rnn) return std::make_shared<RNNCell>(input, hidden, RNNCell::Nonlinearity::tanh, std::nullopt, rng, dtype);
-    if (cell == RecurrentCellKind::gru) return std::make_shared<GRUCell>(input, hidden, std::nullopt, rng, dtype);
-    return std::make_shared<LSTMCell>(input, hidden, std::nullopt, rng, dtype);
-}
 
 // The last column of prefix (B, t): the token each row feeds to the decoder now.
 IndexTensor last_tokens(const IndexTensor& prefix) {
@@ -55,22 +63,18 @@ RnnSeq2Seq::RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext
     tgt_embedding_ = register_module("tgt_embedding", std::make_shared<Embedding>(V, E, build.pad_id, embedding_init, rng, build.dtype));
     RecurrentOptions encoder_options{E, H, options.num_layers, options.bidirectional_encoder, options.dropout,
                                      RNNCell::Nonlinearity::tanh, std::nullopt, build.dtype};
-    encoder_ = register_module("encoder", make_layer(options.cell, encoder_options, rng, build.dropout_rng));
+    encoder_ = register_module("encoder", make_recurrent_layer(options.cell, encoder_options, rng, build.dropout_rng));
     const int64_t H_enc = encoder_->output_size();
-    if (has_attention()) {
-        decoder_cell_ = register_module("decoder_cell", make_cell(options.cell, E + H_enc, H, rng, build.dtype));
+    if (options.attention) {
+        const RecurrentOptions cell_options{E + H_enc, H, 1, false, 0.0, RNNCell::Nonlinearity::tanh, std::nullopt, build.dtype};
+        decoder_cell_ = register_module("decoder_cell", recurrent_cell(options.cell).make(E + H_enc, cell_options, rng));
         bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, Bias::learned, linear_init, rng, build.dtype));
-        if (options.attention == RnnAttentionKind::additive)
-            additive_ = register_module("attention", std::make_shared<AdditiveAttention>(H, H_enc, H, linear_init, rng, build.dtype));
-        else
-            luong_ = register_module("attention", std::make_shared<LuongAttention>(
-                options.attention == RnnAttentionKind::luong_dot ? LuongAttention::Score::dot : LuongAttention::Score::general, H, H_enc,
-                linear_init, rng, build.dtype));
+        attention_ = register_module("attention", decoder_attention(*options.attention)(H, H_enc, linear_init, rng, build.dtype));
         output_ = register_module("output", std::make_shared<Linear>(H + H_enc + E, V, Bias::learned, linear_init, rng, build.dtype));
     } else {
         RecurrentOptions decoder_options{E, H, options.num_layers, false, options.dropout,
                                          RNNCell::Nonlinearity::tanh, std::nullopt, build.dtype};
-        decoder_ = register_module("decoder", make_layer(options.cell, decoder_options, rng, build.dropout_rng));
+        decoder_ = register_module("decoder", make_recurrent_layer(options.cell, decoder_options, rng, build.dropout_rng));
         if (options.bidirectional_encoder)
             bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, Bias::learned, linear_init, rng, build.dtype));
         output_ = register_module("output", std::make_shared<Linear>(H, V, Bias::learned, linear_init, rng, build.dtype));
@@ -92,11 +96,11 @@ RnnSeq2Seq::Encoded RnnSeq2Seq::encode(const ModelInput& input) {
         return dirs == 1 ? parts[0] : concat(parts, 1);
     };
     Encoded result{encoded.outputs, {}};
-    const bool lstm = options_.cell == RecurrentCellKind::lstm;
+    const bool carries_c = cells_carry_c();
     if (has_attention()) {
         // s_0 = tanh(W_init h_S) from the last encoder layer; an LSTM's c_0 starts at 0.
         const Tensor s0 = tanh((*bridge_)(layer_final(encoder_->num_layers() - 1, false)));
-        result.decoder_init.push_back({s0, lstm ? Tensor::zeros(s0.shape(), s0.dtype()) : Tensor()});
+        result.decoder_init.push_back({s0, carries_c ? Tensor::zeros(s0.shape(), s0.dtype()) : Tensor()});
         return result;
     }
     for (int64_t layer = 0; layer < encoder_->num_layers(); ++layer) {
@@ -105,19 +109,18 @@ RnnSeq2Seq::Encoded RnnSeq2Seq::encode(const ModelInput& input) {
             continue;
         }
         const Tensor h = tanh((*bridge_)(layer_final(layer, false)));
-        result.decoder_init.push_back({h, lstm ? tanh((*bridge_)(layer_final(layer, true))) : Tensor()});
+        result.decoder_init.push_back({h, carries_c ? tanh((*bridge_)(layer_final(layer, true))) : Tensor()});
     }
     return result;
 }
 
 Tensor RnnSeq2Seq::project_keys(const Tensor& states) const {
-    return additive_ ? additive_->precompute_keys(states) : luong_->precompute_keys(states);
+    return attention_->precompute_keys(states);
 }
 
 AttentionContext RnnSeq2Seq::attend(const Tensor& query, const Tensor& projected_keys, const Tensor& states,
                                     const Tensor& padding) const {
-    return additive_ ? additive_->attend(query, projected_keys, states, padding)
-                     : luong_->attend(query, projected_keys, states, padding);
+    return attention_->attend(query, projected_keys, states, padding);
 }
 
 std::pair<RecurrentState, Tensor> RnnSeq2Seq::attention_step(const Tensor& x, const RecurrentState& state, const Tensor& keys,
@@ -149,7 +152,7 @@ Tensor RnnSeq2Seq::forward(const ModelInput& input) {
         if (recording) weights.push_back(reshape(step_weights.detach(), {B, 1, 1, -1}));
     }
     if (recording)   // one head: (B, 1, T, S), target rows over source columns
-        input.observer->attention.push_back({.name = "attention", .kind = name_of(options_.attention),
+        input.observer->attention.push_back({.name = "attention", .kind = *options_.attention,
                                              .queries_from = SequenceSide::target, .keys_from = SequenceSide::source,
                                              .weights = concat(weights, 2)});
     return (*output_)(concat(features, 1));  // (B, T, V)
@@ -169,8 +172,8 @@ std::vector<Tensor*> RnnDecodeState::batch_tensors() {
 DecodeState RnnSeq2Seq::begin_decode(const ModelInput& input) {
     Encoded encoded = encode(input);
     auto state = std::make_unique<RnnDecodeState>();
-    const bool lstm = options_.cell == RecurrentCellKind::lstm;
-    for (const RecurrentState& layer : encoded.decoder_init) state->layers.push_back({layer.h, lstm ? layer.c : Tensor()});
+    const bool carries_c = cells_carry_c();
+    for (const RecurrentState& layer : encoded.decoder_init) state->layers.push_back({layer.h, carries_c ? layer.c : Tensor()});
     if (has_attention()) {
         state->padding = input.src_padding_mask.defined()
                              ? input.src_padding_mask
@@ -184,17 +187,17 @@ DecodeState RnnSeq2Seq::begin_decode(const ModelInput& input) {
 Tensor RnnSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
     RnnDecodeState& s = model_state_of<RnnDecodeState>(state);
     const Tensor x = (*tgt_embedding_)(last_tokens(prefix));  // (B, E)
-    const bool lstm = options_.cell == RecurrentCellKind::lstm;
+    const bool carries_c = cells_carry_c();
     if (has_attention()) {
         auto [next, feature] = attention_step(x, s.layers[0], s.projected_keys, s.encoder_states, s.padding, nullptr);
-        s.layers[0] = {next.h, lstm ? next.c : Tensor()};
+        s.layers[0] = {next.h, carries_c ? next.c : Tensor()};
         return (*output_)(feature);
     }
     Tensor layer_input = x;
     for (int64_t layer = 0; layer < decoder_->num_layers(); ++layer) {
         RecurrentState& layer_state = s.layers[static_cast<std::size_t>(layer)];
         const RecurrentState next = decoder_->cell(layer).step(layer_input, layer_state);
-        layer_state = {next.h, lstm ? next.c : Tensor()};
+        layer_state = {next.h, carries_c ? next.c : Tensor()};
         layer_input = next.h;
     }
     return (*output_)(layer_input);  // (B, V)

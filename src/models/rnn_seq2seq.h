@@ -8,7 +8,7 @@
 //                            logits_t = W_out [s_t; context_t; x_t]
 #pragma once
 #include <memory>
-#include <span>
+#include <optional>
 #include <string>
 
 #include "config/json_reader.h"
@@ -19,20 +19,6 @@
 #include "models/model.h"
 
 namespace tf {
-
-// The cell of encoder and decoder: "cell" in configs.
-enum class RecurrentCellKind { rnn, gru, lstm };
-inline constexpr EnumName<RecurrentCellKind> kRecurrentCellKindNames[] = {
-    {RecurrentCellKind::rnn, "rnn"}, {RecurrentCellKind::gru, "gru"}, {RecurrentCellKind::lstm, "lstm"}};
-inline std::span<const EnumName<RecurrentCellKind>> enum_names(RecurrentCellKind) { return kRecurrentCellKindNames; }
-
-// How the decoder reads the encoder states: "attention" in configs.
-enum class RnnAttentionKind { none, additive, luong_dot, luong_general };
-inline constexpr EnumName<RnnAttentionKind> kRnnAttentionKindNames[] = {{RnnAttentionKind::none, "none"},
-                                                                        {RnnAttentionKind::additive, "additive"},
-                                                                        {RnnAttentionKind::luong_dot, "luong_dot"},
-                                                                        {RnnAttentionKind::luong_general, "luong_general"}};
-inline std::span<const EnumName<RnnAttentionKind>> enum_names(RnnAttentionKind) { return kRnnAttentionKindNames; }
 
 // What the RNN encoder-decoder keeps between decoding steps.
 struct RnnDecodeState : ModelDecodeState {
@@ -46,12 +32,14 @@ struct RnnDecodeState : ModelDecodeState {
 };
 
 struct RnnSeq2SeqOptions {
-    RecurrentCellKind cell = RecurrentCellKind::gru;
+    std::string cell = "gru";         // a name of the cell table (layers/recurrent/cell_registry.h)
     int64_t embedding_size = 128;     // E
     int64_t hidden_size = 128;        // H
     int64_t num_layers = 1;           // encoder layers; also decoder layers without attention
     bool bidirectional_encoder = false;
-    RnnAttentionKind attention = RnnAttentionKind::none;
+    // How the decoder reads the encoder states: a name of the decoder-attention table
+    // (layers/attention/decoder_attention_registry.h); none: only through its initial state.
+    std::optional<std::string> attention{};
     double dropout = 0.0;             // between stacked RNN layers
 };
 
@@ -71,7 +59,9 @@ private:
         std::vector<RecurrentState> decoder_init;  // one per decoder layer
     };
     Encoded encode(const ModelInput& input);
-    bool has_attention() const { return options_.attention != RnnAttentionKind::none; }
+    bool has_attention() const { return attention_ != nullptr; }
+    // Whether the cells carry an LSTM-style memory c besides h.
+    bool cells_carry_c() const { return encoder_->cell(0).has_cell_state(); }
     AttentionContext attend(const Tensor& query, const Tensor& projected_keys, const Tensor& states,
                             const Tensor& padding) const;
     Tensor project_keys(const Tensor& states) const;
@@ -85,8 +75,7 @@ private:
     std::shared_ptr<RecurrentLayer> encoder_, decoder_;   // decoder_ only without attention
     std::shared_ptr<RecurrentCell> decoder_cell_;          // only with attention
     std::shared_ptr<Linear> bridge_;                       // encoder final state → decoder s_0, when needed
-    std::shared_ptr<AdditiveAttention> additive_;
-    std::shared_ptr<LuongAttention> luong_;
+    std::shared_ptr<DecoderStepAttention> attention_;  // only with attention
     std::shared_ptr<Linear> output_;
 };
 

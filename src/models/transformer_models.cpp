@@ -17,6 +17,16 @@ LayerBuildContext block_build_context(const TransformerOptions& options, Rng& rn
             .init = InitScheme{InitKind::xavier_uniform, 0.0}, .dtype = dtype};
 }
 
+// The layer-registry choice under `key`, built once here so `config check` names a bad type or key
+// with its path, not the trainer (with generators of its own: a layer with dropout needs one).
+LayerChoice read_checked_choice(config::JsonReader& section, const std::string& key, const TransformerOptions& o) {
+    LayerChoice choice = LayerChoice::read(section, key);
+    if (!choice.chosen()) return choice;
+    Rng probe_rng(0);
+    builtin_layers().create(choice.entry, choice.path, block_build_context(o, probe_rng, std::make_shared<Rng>(0), DType::f32));
+    return choice;
+}
+
 }  // namespace
 
 TransformerBlockOptions TransformerOptions::block() const {
@@ -30,7 +40,7 @@ TransformerBlockOptions TransformerOptions::block() const {
     options.dropout = dropout;
     options.norm_first = norm_first;
     options.ffn = ffn;
-    options.ffn_path = "model.ffn";
+    options.self_attention = self_attention;
     return options;
 }
 
@@ -60,19 +70,9 @@ TransformerOptions read_transformer_options(config::JsonReader& section, bool la
     if (o.kv_heads != 0 && o.heads % o.kv_heads != 0)
         throw ConfigError(section.path_of("kv_heads") + ": heads (" + std::to_string(o.heads) + ") is not divisible by " +
                           std::to_string(o.kv_heads));
-    if (section.has("ffn")) {
-        o.ffn = section.raw("ffn");
-        Rng probe_rng(0);   // built once here, so `config check` names a bad type or key with its path
-        builtin_layers().create(o.ffn, section.path_of("ffn"), block_build_context(o, probe_rng, std::make_shared<Rng>(0), DType::f32));
-    }
-    if (language_model && section.has("block")) {
-        o.custom_block = section.raw("block");
-        // Built once here, so `config check` reports a bad type or key with its path, not the trainer
-        // (with generators of its own: a block with dropout needs one).
-        Rng probe_rng(0);
-        builtin_layers().create(o.custom_block, section.path_of("block"),
-                                block_build_context(o, probe_rng, std::make_shared<Rng>(0), DType::f32));
-    }
+    o.ffn = read_checked_choice(section, "ffn", o);
+    o.self_attention = read_checked_choice(section, "self_attention", o);
+    if (language_model) o.custom_block = read_checked_choice(section, "block", o);
     return o;
 }
 
@@ -159,13 +159,13 @@ DecoderLM::DecoderLM(const TransformerOptions& options, const ModelBuildContext&
     Rng rng(build.seed);
     const InitScheme init{InitKind::xavier_uniform, 0.0};
     embedding_ = register_module("embedding", std::make_shared<EmbeddingWithPositions>(options, build, rng));
-    if (options.custom_block.is_null()) {
+    if (!options.custom_block.chosen()) {
         blocks_ = register_module("blocks", std::make_shared<TransformerStack>(
                                                 options.layers, TransformerBlockKind::encoder, options.block(),
                                                 options.final_norm, build.dropout_rng, init, rng, build.dtype));
     } else {
         const LayerBuildContext context = block_build_context(options, rng, build.dropout_rng, build.dtype);
-        const auto make_block = [&] { return builtin_layers().create(options.custom_block, "model.block", context); };
+        const auto make_block = [&] { return builtin_layers().create(options.custom_block.entry, options.custom_block.path, context); };
         blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, make_block, options.d_model,
                                                                                options.final_norm, 1e-5, build.dtype));
     }

@@ -38,11 +38,9 @@ struct TransformerOptions {
     bool final_norm = true;
     PositionKind positions = PositionKind::sinusoidal;
     bool scale_embeddings = true;          // multiply embeddings by √C before adding positions
-    // Language model only: the config's "block", a layer-registry entry ({"type": ..., its keys})
-    // built for every one of `layers` in place of the transformer block; null = the built-in block.
-    config::Json custom_block;
-    // The config's "ffn": a layer-registry entry for every block's feed-forward; null = FeedForward.
-    config::Json ffn;
+    // Layer-registry choices: every block's "ffn" and "self_attention" (transformer_block.h), and the
+    // language model's "block", built for every one of `layers` in place of the transformer block.
+    LayerChoice ffn{}, self_attention{}, custom_block{};
     TransformerBlockOptions block() const;
 };
 

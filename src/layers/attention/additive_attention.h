@@ -16,33 +16,43 @@ struct AttentionContext {
     Tensor weights;  // (B, S)    α, each row sums to 1 (0 on masked positions)
 };
 
+// What an RNN decoder needs of an attention: keys projected once per source sequence, then one
+// read per decoder step. The scorers below implement it; decoder_attention_registry.h names them.
+class DecoderStepAttention : public Module {
+public:
+    // keys H (B, S, Hk) → whatever attend() compares the query with, (B, S, ·). Once per sequence.
+    virtual Tensor precompute_keys(const Tensor& keys) const = 0;
+    // query s (B, Hq), projected keys, values (B, S, Hv), key_padding_mask (B, S) with 1 = padding
+    // (or undefined) → context (B, Hv) and weights (B, S).
+    virtual AttentionContext attend(const Tensor& query, const Tensor& projected_keys, const Tensor& values,
+                                    const Tensor& key_padding_mask = Tensor()) const = 0;
+};
+
 // W_q (A, Hq) without bias, W_k (A, Hk) with bias, v (1, A) without bias: the bench's BahdanauGRU
 // names them W_a, U_a, v_a (torch_workloads.py), so W_q.weight = W_a.weight, W_k.* = U_a.*, v.weight = v_a.weight.
-class AdditiveAttention : public Module {
+class AdditiveAttention : public DecoderStepAttention {
 public:
     AdditiveAttention(int64_t query_size, int64_t key_size, int64_t attention_size, const InitScheme& init, Rng& rng,
                       DType dtype = DType::f32);
-    // W_k h_j + b_k for every source position: keys H (B, S, Hk) → (B, S, A). Once per sequence.
-    Tensor precompute_keys(const Tensor& keys) const;
-    // query s (B, Hq), projected keys (B, S, A), values (B, S, Hv), key_padding_mask (B, S) with
-    // 1 = padding (or undefined) → context (B, Hv) and weights (B, S).
+    // W_k h_j + b_k for every source position: keys H (B, S, Hk) → (B, S, A).
+    Tensor precompute_keys(const Tensor& keys) const override;
     AttentionContext attend(const Tensor& query, const Tensor& projected_keys, const Tensor& values,
-                            const Tensor& key_padding_mask = Tensor()) const;
+                            const Tensor& key_padding_mask = Tensor()) const override;
 
 private:
     std::shared_ptr<Linear> W_q_, W_k_, v_;
 };
 
-class LuongAttention : public Module {
+class LuongAttention : public DecoderStepAttention {
 public:
     enum class Score { dot, general };
     // "dot" has no parameters and needs query_size = key_size; "general" has W (Hq, Hk), no bias.
     LuongAttention(Score score, int64_t query_size, int64_t key_size, const InitScheme& init, Rng& rng,
                    DType dtype = DType::f32);
-    // dot: the keys as they are; general: W h_j, keys (B, S, Hk) → (B, S, Hq). Once per sequence.
-    Tensor precompute_keys(const Tensor& keys) const;
+    // dot: the keys as they are; general: W h_j, keys (B, S, Hk) → (B, S, Hq).
+    Tensor precompute_keys(const Tensor& keys) const override;
     AttentionContext attend(const Tensor& query, const Tensor& projected_keys, const Tensor& values,
-                            const Tensor& key_padding_mask = Tensor()) const;
+                            const Tensor& key_padding_mask = Tensor()) const override;
 
 private:
     Score score_;

@@ -43,6 +43,10 @@ struct RecurrentOutput {
 
 class RecurrentLayer : public SequenceLayer {
 public:
+    using CellFactory = std::function<std::shared_ptr<RecurrentCell>(int64_t input_size, Rng& rng)>;
+    // num_layers cells per direction from make_cell (cell_registry.h makes them by name).
+    RecurrentLayer(const RecurrentOptions& options, const CellFactory& make_cell, Rng& rng,
+                   std::shared_ptr<Rng> dropout_rng);
     // Lengths come from context.lengths, or else from context.padding_mask (right padding only).
     // A unidirectional layer is causal by construction; a bidirectional one refuses context.causal.
     Tensor forward(const Tensor& x, const SequenceContext& context) override;
@@ -57,13 +61,6 @@ public:
     // The cell of one layer and direction (for stepping a decoder, or inspection).
     const RecurrentCell& cell(int64_t layer, bool reverse = false) const;
 
-protected:
-    using CellFactory = std::function<std::shared_ptr<RecurrentCell>(int64_t input_size, Rng& rng)>;
-    RecurrentLayer(const RecurrentOptions& options, const CellFactory& make_cell, Rng& rng,
-                   std::shared_ptr<Rng> dropout_rng);
-    // Reads the keys every recurrent type shares: hidden_size, num_layers, bidirectional, dropout, init.
-    static RecurrentOptions read_options(config::JsonReader& config, const LayerBuildContext& build);
-
 private:
     // One cell over every step of x (B, T, I), forwards or backwards; `lengths` empty = no padding.
     std::pair<Tensor, RecurrentState> run_direction(const RecurrentCell& cell, const Tensor& x,
@@ -76,23 +73,24 @@ private:
 };
 
 // h_t = act(W_ih x_t + b_ih + W_hh h_{t−1} + b_hh)
+// Reads the keys every recurrent layer shares: hidden_size, num_layers, bidirectional, dropout, init.
+RecurrentOptions read_recurrent_options(config::JsonReader& config, const LayerBuildContext& build);
+
+// The layers by the name of their cell, for code that builds one directly (a config builds them
+// through the cell table, cell_registry.h).
 class RNN : public RecurrentLayer {
 public:
     RNN(const RecurrentOptions& options, Rng& rng, std::shared_ptr<Rng> dropout_rng = nullptr);
-    // {"type": "rnn", "hidden_size", "num_layers", "bidirectional", "dropout", "init", "nonlinearity": "tanh"|"relu"}
-    static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
 };
 
 class GRU : public RecurrentLayer {
 public:
     GRU(const RecurrentOptions& options, Rng& rng, std::shared_ptr<Rng> dropout_rng = nullptr);
-    static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
 };
 
 class LSTM : public RecurrentLayer {
 public:
     LSTM(const RecurrentOptions& options, Rng& rng, std::shared_ptr<Rng> dropout_rng = nullptr);
-    static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
 };
 
 }  // namespace tf

@@ -1,25 +1,18 @@
-// RNN, GRU and LSTM: each is the shared unrolled layer with its own cell, plus its config reader.
+// The keys every recurrent layer shares, and RNN, GRU and LSTM: the shared unrolled layer with a
+// cell from the cell table.
 #include <algorithm>
 #include <string>
 
 #include "autograd/error.h"
+#include "layers/recurrent/cell_registry.h"
 #include "layers/recurrent/recurrent_layer.h"
 
 namespace tf {
 
-namespace {
-
-Rng& init_rng_of(const LayerBuildContext& build, const std::string& path) {
-    if (!build.init_rng) throw ValueError(path + ": the LayerBuildContext has no init_rng");
-    return *build.init_rng;
-}
-
-}  // namespace
-
 // Keys: hidden_size (default: outputs keep the model width, H = C, or C/2 when bidirectional),
 // num_layers (1), bidirectional (false), dropout between layers (0), init ("pytorch" = U(−1/√H, 1/√H),
 // or one of the InitKind names).
-RecurrentOptions RecurrentLayer::read_options(config::JsonReader& config, const LayerBuildContext& build) {
+RecurrentOptions read_recurrent_options(config::JsonReader& config, const LayerBuildContext& build) {
     RecurrentOptions options;
     options.input_size = build.width;
     options.bidirectional = config.boolean("bidirectional", false);
@@ -38,35 +31,12 @@ RecurrentOptions RecurrentLayer::read_options(config::JsonReader& config, const 
 }
 
 RNN::RNN(const RecurrentOptions& options, Rng& rng, std::shared_ptr<Rng> dropout_rng)
-    : RecurrentLayer(options, [&options](int64_t input_size, Rng& cell_rng) {
-          return std::make_shared<RNNCell>(input_size, options.hidden_size, options.nonlinearity, options.init, cell_rng,
-                                           options.dtype);
-      }, rng, std::move(dropout_rng)) {}
-
-std::shared_ptr<SequenceLayer> RNN::from_config(config::JsonReader& config, const LayerBuildContext& build) {
-    RecurrentOptions options = read_options(config, build);
-    options.nonlinearity = config.choice("nonlinearity", RNNCell::Nonlinearity::tanh);
-    return std::make_shared<RNN>(options, init_rng_of(build, config.path()), build.dropout_rng);
-}
+    : RecurrentLayer(options, cell_factory("rnn", options), rng, std::move(dropout_rng)) {}
 
 GRU::GRU(const RecurrentOptions& options, Rng& rng, std::shared_ptr<Rng> dropout_rng)
-    : RecurrentLayer(options, [&options](int64_t input_size, Rng& cell_rng) {
-          return std::make_shared<GRUCell>(input_size, options.hidden_size, options.init, cell_rng, options.dtype);
-      }, rng, std::move(dropout_rng)) {}
-
-std::shared_ptr<SequenceLayer> GRU::from_config(config::JsonReader& config, const LayerBuildContext& build) {
-    const RecurrentOptions options = read_options(config, build);
-    return std::make_shared<GRU>(options, init_rng_of(build, config.path()), build.dropout_rng);
-}
+    : RecurrentLayer(options, cell_factory("gru", options), rng, std::move(dropout_rng)) {}
 
 LSTM::LSTM(const RecurrentOptions& options, Rng& rng, std::shared_ptr<Rng> dropout_rng)
-    : RecurrentLayer(options, [&options](int64_t input_size, Rng& cell_rng) {
-          return std::make_shared<LSTMCell>(input_size, options.hidden_size, options.init, cell_rng, options.dtype);
-      }, rng, std::move(dropout_rng)) {}
-
-std::shared_ptr<SequenceLayer> LSTM::from_config(config::JsonReader& config, const LayerBuildContext& build) {
-    const RecurrentOptions options = read_options(config, build);
-    return std::make_shared<LSTM>(options, init_rng_of(build, config.path()), build.dropout_rng);
-}
+    : RecurrentLayer(options, cell_factory("lstm", options), rng, std::move(dropout_rng)) {}
 
 }  // namespace tf

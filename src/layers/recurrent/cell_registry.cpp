@@ -1,0 +1,59 @@
+// The cell table and the recurrent layers built from it.
+#include "layers/recurrent/cell_registry.h"
+
+#include "autograd/error.h"
+
+namespace tf {
+
+const std::vector<std::pair<std::string, RecurrentCellType>>& recurrent_cells() {
+    static const std::vector<std::pair<std::string, RecurrentCellType>> cells = {
+        {"rnn", {[](int64_t input, const RecurrentOptions& o, Rng& rng) {
+                     return std::make_shared<RNNCell>(input, o.hidden_size, o.nonlinearity, o.init, rng, o.dtype);
+                 },
+                 [](config::JsonReader& config, RecurrentOptions& o) {
+                     o.nonlinearity = config.choice("nonlinearity", RNNCell::Nonlinearity::tanh);
+                 }}},
+        {"gru", {[](int64_t input, const RecurrentOptions& o, Rng& rng) {
+             return std::make_shared<GRUCell>(input, o.hidden_size, o.init, rng, o.dtype);
+         }}},
+        {"lstm", {[](int64_t input, const RecurrentOptions& o, Rng& rng) {
+             return std::make_shared<LSTMCell>(input, o.hidden_size, o.init, rng, o.dtype);
+         }}},
+    };
+    return cells;
+}
+
+std::vector<std::string> recurrent_cell_names() {
+    std::vector<std::string> names;
+    for (const auto& [name, type] : recurrent_cells()) names.push_back(name);
+    return names;
+}
+
+const RecurrentCellType& recurrent_cell(const std::string& name) {
+    for (const auto& [known, type] : recurrent_cells())
+        if (known == name) return type;
+    std::string known;
+    for (const std::string& cell : recurrent_cell_names()) known += (known.empty() ? "" : ", ") + cell;
+    throw ValueError("recurrent cell '" + name + "' is not one of " + known);
+}
+
+RecurrentLayer::CellFactory cell_factory(const std::string& cell, const RecurrentOptions& options) {
+    const RecurrentCellType& type = recurrent_cell(cell);
+    return [&type, &options](int64_t input_size, Rng& rng) { return type.make(input_size, options, rng); };
+}
+
+std::shared_ptr<RecurrentLayer> make_recurrent_layer(const std::string& cell, const RecurrentOptions& options, Rng& rng,
+                                                     std::shared_ptr<Rng> dropout_rng) {
+    return std::make_shared<RecurrentLayer>(options, cell_factory(cell, options), rng, std::move(dropout_rng));
+}
+
+LayerFactory recurrent_layer_factory(const std::string& cell) {
+    return [cell](config::JsonReader& config, const LayerBuildContext& build) -> std::shared_ptr<SequenceLayer> {
+        if (!build.init_rng) throw ValueError(config.path() + ": the LayerBuildContext has no init_rng");
+        RecurrentOptions options = read_recurrent_options(config, build);
+        if (const RecurrentCellType& type = recurrent_cell(cell); type.read_keys) type.read_keys(config, options);
+        return make_recurrent_layer(cell, options, *build.init_rng, build.dropout_rng);
+    };
+}
+
+}  // namespace tf
