@@ -1,7 +1,7 @@
 // The table of RNN-decoder attentions.
 #include "layers/attention/decoder_attention_registry.h"
 
-#include "autograd/error.h"
+#include "util/named_table.h"
 
 namespace tf {
 
@@ -21,18 +21,10 @@ const std::vector<std::pair<std::string, DecoderAttentionFactory>>& decoder_atte
     return table;
 }
 
-std::vector<std::string> decoder_attention_names() {
-    std::vector<std::string> names;
-    for (const auto& [name, factory] : decoder_attentions()) names.push_back(name);
-    return names;
-}
+std::vector<std::string> decoder_attention_names() { return names_of(decoder_attentions()); }
 
 const DecoderAttentionFactory& decoder_attention(const std::string& name) {
-    for (const auto& [known, factory] : decoder_attentions())
-        if (known == name) return factory;
-    std::string known;
-    for (const std::string& attention : decoder_attention_names()) known += (known.empty() ? "" : ", ") + attention;
-    throw ValueError("decoder attention '" + name + "' is not one of " + known);
+    return entry_named(decoder_attentions(), name, "decoder attention");
 }
 
 }  // namespace tf

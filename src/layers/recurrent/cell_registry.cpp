@@ -1,7 +1,7 @@
 // The cell table and the recurrent layers built from it.
 #include "layers/recurrent/cell_registry.h"
 
-#include "autograd/error.h"
+#include "util/named_table.h"
 
 namespace tf {
 
@@ -23,18 +23,10 @@ const std::vector<std::pair<std::string, RecurrentCellType>>& recurrent_cells() 
     return cells;
 }
 
-std::vector<std::string> recurrent_cell_names() {
-    std::vector<std::string> names;
-    for (const auto& [name, type] : recurrent_cells()) names.push_back(name);
-    return names;
-}
+std::vector<std::string> recurrent_cell_names() { return names_of(recurrent_cells()); }
 
 const RecurrentCellType& recurrent_cell(const std::string& name) {
-    for (const auto& [known, type] : recurrent_cells())
-        if (known == name) return type;
-    std::string known;
-    for (const std::string& cell : recurrent_cell_names()) known += (known.empty() ? "" : ", ") + cell;
-    throw ValueError("recurrent cell '" + name + "' is not one of " + known);
+    return entry_named(recurrent_cells(), name, "recurrent cell");
 }
 
 RecurrentLayer::CellFactory cell_factory(const std::string& cell, const RecurrentOptions& options) {
