@@ -79,7 +79,7 @@ public:
         for (int64_t last : input.tgt_in.values) append_log_probs(logits, last);
         return Tensor::from_data(logits, {input.tgt_in.shape[0], input.tgt_in.shape[1], kVocab}, DType::f64);
     }
-    DecodeState begin_decode(const ModelInput&) override { return {}; }
+    DecodeState begin_decode(const ModelInput&, DecodeCache) override { return {}; }
     Tensor decode_step(DecodeState&, const IndexTensor& prefix) override {
         const int64_t rows = prefix.shape[0], length = prefix.shape[1];
         std::vector<double> logits;

@@ -45,8 +45,8 @@ void check_reorder(SequenceModel& model) {
     model.eval();
     NoGradGuard no_grad;
     const ModelInput input = two_sources();
-    DecodeState original = model.begin_decode(input);
-    DecodeState reordered = model.begin_decode(input);
+    DecodeState original = model.begin_decode(input, DecodeCache::automatic);
+    DecodeState reordered = model.begin_decode(input, DecodeCache::automatic);
     const std::vector<int64_t> rows = {1, 0, 1};
     reorder_decode_state(reordered, rows);
     CHECK(reordered.src_lengths == std::vector<int64_t>{4, 3, 4});
@@ -73,6 +73,6 @@ TEST_CASE("a decode step refuses the state of another model", "[unit]") {
     auto rnn = rnn_model("additive", false, 1);
     auto transformer = transformer_model();
     NoGradGuard no_grad;
-    DecodeState state = transformer->begin_decode(two_sources());
+    DecodeState state = transformer->begin_decode(two_sources(), DecodeCache::on);
     REQUIRE_THROWS_AS(rnn->decode_step(state, IndexTensor({1, 1}, {2, 1})), ValueError);
 }

@@ -32,7 +32,7 @@ public:
         const Tensor h_all = concat(outputs, 1);  // (B, T, 1)
         return classes_ == 1 ? h_all : concat({h_all, h_all * 0.0}, 2);
     }
-    DecodeState begin_decode(const ModelInput&) override { return {}; }
+    DecodeState begin_decode(const ModelInput&, DecodeCache) override { return {}; }
     Tensor decode_step(DecodeState&, const IndexTensor&) override { return {}; }
     int64_t vocab_size() const override { return classes_; }
 

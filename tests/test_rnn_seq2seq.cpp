@@ -56,7 +56,7 @@ TEST_CASE("RNN seq2seq: decoding step by step gives the teacher-forced logits", 
     const ModelInput input = toy_batch();
     const Tensor logits = model->forward(input);  // (2, 3, 10)
     REQUIRE(logits.shape() == Shape{2, 3, 10});
-    DecodeState state = model->begin_decode(input);
+    DecodeState state = model->begin_decode(input, DecodeCache::automatic);
     for (int64_t t = 0; t < 3; ++t) {
         std::vector<int64_t> prefix;
         for (int64_t b = 0; b < 2; ++b)

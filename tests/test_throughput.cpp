@@ -72,11 +72,19 @@ TEST_CASE("measure_training: tokens/s, FLOPs and memory fit together, and the lo
     }
 }
 
-TEST_CASE("measure_decoding: generated tokens per second of batch-1 greedy decoding", "[integration]") {
-    const analysis::DecodingThroughput d = analysis::measure_decoding(tiny_workload(false), 5, 3);
-    CHECK(d.generated == 5);
-    CHECK(d.source_length == 7);
-    CHECK(d.tokens_per_second == Approx(5.0 / d.run.median));
+TEST_CASE("measure_decoding: generated tokens per second of batch-1 greedy decoding, with the cache and without",
+          "[integration]") {
+    const analysis::DecodingThroughput cached = analysis::measure_decoding(tiny_workload(false), 5, 3, DecodeCache::automatic);
+    const analysis::DecodingThroughput rerun = analysis::measure_decoding(tiny_workload(false), 5, 3, DecodeCache::off);
+    for (const analysis::DecodingThroughput& d : {cached, rerun}) {
+        CHECK(d.generated == 5);
+        CHECK(d.source_length == 7);
+        CHECK(d.tokens_per_second == Approx(5.0 / d.run.median));
+    }
+    // Re-running keeps the encoder memory (1 × 7 × 16 floats) and its padding mask; the cache adds
+    // per decoder layer 5 positions of self-attention keys and values and the memory's 7 (16 wide each).
+    CHECK(rerun.state_bytes == (7 * 16 + 7) * 4);
+    CHECK(cached.state_bytes == rerun.state_bytes + 2 * (2 * 5 * 16 + 2 * 7 * 16) * 4);
 }
 
 TEST_CASE("timing_stats: the median of an even count is the mean of the middle two", "[unit]") {

@@ -53,7 +53,8 @@ nlohmann::json to_json(const TrainingThroughput& r) {
 nlohmann::json to_json(const DecodingThroughput& r) {
     return {{"kind", "decode"}, {"workload", r.workload}, {"mode", "greedy_decode_batch1"},
             {"src_len", r.source_length}, {"gen_tokens", r.generated}, {"threads", r.threads},
-            {"step_s", stats_json(r.run)}, {"tokens_per_s", r.tokens_per_second}};
+            {"cache", name_of(r.cache)}, {"step_s", stats_json(r.run)}, {"tokens_per_s", r.tokens_per_second},
+            {"state_bytes", r.state_bytes}};
 }
 
 nlohmann::json to_json(const ScalingMeasurement& r) {
@@ -74,9 +75,10 @@ std::string table_row(const TrainingThroughput& r) {
 }
 
 std::string table_row(const DecodingThroughput& r) {
-    return format("greedy decoding D (%s, batch 1, source %ld, %ld tokens, no KV cache): %.1f ms (%.1f-%.1f) per "
-                  "sequence, %.0f tokens/s", r.workload.c_str(), long(r.source_length), long(r.generated),
-                  r.run.median * 1e3, r.run.min * 1e3, r.run.max * 1e3, r.tokens_per_second);
+    const char* cache = r.cache == DecodeCache::off ? "no cache" : "key/value cache";
+    return format("greedy decoding %s (batch 1, source %ld, %ld tokens, %s): %.1f ms (%.1f-%.1f) per sequence, "
+                  "%.0f tokens/s, state %.2f MiB", r.workload.c_str(), long(r.source_length), long(r.generated), cache,
+                  r.run.median * 1e3, r.run.min * 1e3, r.run.max * 1e3, r.tokens_per_second, r.state_bytes / kMiB);
 }
 
 std::string scaling_table_header() { return format("%-8s %6s %10s %10s", "variant", "T", "ms", "peak MiB"); }

@@ -167,19 +167,23 @@ TrainingThroughput measure_training(const Workload& workload, const ThroughputOp
     return result;
 }
 
-DecodingThroughput measure_decoding(const Workload& workload, int64_t generated, int runs) {
+DecodingThroughput measure_decoding(const Workload& workload, int64_t generated, int runs, DecodeCache cache) {
     auto model = build_bench_model(workload, 0);
     model->eval();
     NoGradGuard no_grad;
     Rng rng(1);
     const BenchBatch source = random_batch(workload.model.is_language_model(), 1, workload.length, rng);
+    int64_t state_bytes = 0;
     auto decode_once = [&] {
-        DecodeState state = model->begin_decode(source.input);
+        DecodeState state = model->begin_decode(source.input, cache);
         std::vector<int64_t> prefix{train::kBosId};
         for (int64_t i = 0; i < generated; ++i) {
             const Tensor logits = model->decode_step(state, IndexTensor(prefix, {1, int64_t(prefix.size())}));  // (1, V)
             prefix.push_back(argmax(logits).values[0]);
         }
+        state_bytes = 0;
+        for (const Tensor* tensor : state.model_state->batch_tensors())
+            if (tensor->defined()) state_bytes += static_cast<int64_t>(tensor->bytes());
     };
     for (int i = 0; i < 2; ++i) decode_once();
     std::vector<double> times;
@@ -192,6 +196,7 @@ DecodingThroughput measure_decoding(const Workload& workload, int64_t generated,
     result.workload = workload.name;
     result.source_length = workload.length, result.generated = generated;
     result.threads = kernels::num_threads();
+    result.cache = cache, result.state_bytes = state_bytes;
     result.run = timing_stats(times);
     if (result.run.median > 0) result.tokens_per_second = double(generated) / result.run.median;
     return result;

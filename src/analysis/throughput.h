@@ -54,13 +54,18 @@ TrainingThroughput measure_training(const Workload& workload, const ThroughputOp
 struct DecodingThroughput {
     std::string workload;
     int64_t source_length = 0, generated = 0, threads = 0;
+    DecodeCache cache = DecodeCache::automatic;
     TimingStats run;                  // seconds per decoded sequence
     double tokens_per_second = 0;     // generated / run.median
+    // What the decode state holds after the last token: the encoder memory (seq2seq) plus the
+    // key/value cache, in bytes.
+    int64_t state_bytes = 0;
 };
 
-// Greedy decoding, batch 1 (benchmark D): encode a random source of `workload.length` tokens once,
-// then `generated` times run the decoder over the growing prefix and append the argmax (no early
-// stop at <eos>, as the peer). Two warm-up runs, then `runs` timed ones.
-DecodingThroughput measure_decoding(const Workload& workload, int64_t generated, int runs);
+// Greedy decoding, batch 1 (benchmark D for a seq2seq workload; generation for a language model):
+// encode a random source of `workload.length` tokens once (none for an LM), then `generated` times
+// step the decoder — with the key/value cache, or re-running the prefix for DecodeCache::off — and
+// append the argmax (no early stop at <eos>, as the peer). Two warm-up runs, then `runs` timed ones.
+DecodingThroughput measure_decoding(const Workload& workload, int64_t generated, int runs, DecodeCache cache);
 
 }  // namespace tf::analysis

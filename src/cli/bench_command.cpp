@@ -53,10 +53,13 @@ void run_training(const BenchArguments& args, const std::vector<analysis::Worklo
     }
 }
 
+// D with the key/value cache, then re-running the prefix: the same tokens, the speed-up beside.
 void run_decoding(const BenchArguments& args, const analysis::Workload& workload) {
-    const analysis::DecodingThroughput d = analysis::measure_decoding(workload, args.decode_tokens, args.decode_runs);
     if (!args.json) std::cout << "\n";
-    emit(args, analysis::to_json(d), analysis::table_row(d));
+    for (const DecodeCache cache : {DecodeCache::automatic, DecodeCache::off}) {
+        const analysis::DecodingThroughput d = analysis::measure_decoding(workload, args.decode_tokens, args.decode_runs, cache);
+        emit(args, analysis::to_json(d), analysis::table_row(d));
+    }
 }
 
 void run_scaling(const BenchArguments& args) {

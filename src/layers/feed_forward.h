@@ -27,6 +27,7 @@ public:
     Tensor operator()(const Tensor& x) const { return forward(x); }
     // Position-wise: the context is not read.
     Tensor forward(const Tensor& x, const SequenceContext&) override { return forward(x); }
+    StepMode step_mode() const override { return StepMode::position_wise; }
     using SequenceLayer::operator();
 
     // {"type": "feed_forward", "hidden": H, "activation": "relu", "dropout": 0}   (H default 4C)

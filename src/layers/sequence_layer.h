@@ -2,11 +2,15 @@
 // sequence to a sequence, x: (B, T, C_in) → (B, T, C_out): attention variants, RNN/GRU/LSTM layers,
 // transformer blocks. The context carries what some of them need (masks, lengths, encoder memory).
 #pragma once
+#include <string>
 #include <vector>
+
+#include "autograd/error.h"
 
 #include "autograd/numerics.h"
 #include "layers/forward_observer.h"
 #include "layers/module.h"
+#include "layers/step_cache.h"
 
 namespace tf {
 
@@ -33,6 +37,28 @@ public:
         NameScope scope(name());
         return forward(x, context);
     }
+
+    // Incremental decoding (step_cache.h). How this layer takes part: by default it cannot, and a
+    // model built from it re-runs the prefix at every step.
+    virtual StepMode step_mode() const { return StepMode::reruns_prefix; }
+    // A fresh cache for one decoding (null for a layer that keeps nothing).
+    virtual std::unique_ptr<StepCache> make_step_cache() const { return nullptr; }
+    // The outputs (B, t, C_out) of t new positions x_new (B, t, C_in) that follow every position
+    // the cache has seen; the context as in forward (causal, memory). A position-wise layer's step
+    // is its forward on the new positions; others override this.
+    virtual Tensor forward_step(const Tensor& x_new, const SequenceContext& context, StepCache* cache);
+    Tensor step(const Tensor& x_new, const SequenceContext& context, StepCache* cache) {
+        NameScope scope(name());
+        return forward_step(x_new, context, cache);
+    }
 };
+
+// The cache a layer made, as its own type; throws if another layer made it.
+template <class Cache>
+Cache& step_cache_of(StepCache* cache, const std::string& layer) {
+    auto* own = dynamic_cast<Cache*>(cache);
+    if (!own) throw ValueError(layer + ": forward_step was given a cache this layer did not make");
+    return *own;
+}
 
 }  // namespace tf

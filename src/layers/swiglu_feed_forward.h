@@ -19,6 +19,7 @@ public:
 
     // Position-wise: the context is not read.
     Tensor forward(const Tensor& x, const SequenceContext& context) override;
+    StepMode step_mode() const override { return StepMode::position_wise; }
 
     // {"type": "swiglu", "hidden": H}   (H ≥ 1, default ⌊8C/3⌋; C is the model width)
     static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);

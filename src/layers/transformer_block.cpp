@@ -93,6 +93,24 @@ Tensor TransformerEncoderBlock::forward(const Tensor& x, const SequenceContext& 
     return residual(norm_first_, h, *norm2_, *dropout_, [&](const Tensor& y) { return (*ffn_)(y, context); });
 }
 
+StepMode TransformerEncoderBlock::step_mode() const { return weakest_step_mode({self_attn_->step_mode(), ffn_->step_mode()}); }
+
+std::unique_ptr<StepCache> TransformerEncoderBlock::make_step_cache() const {
+    auto caches = std::make_unique<StepCaches>();
+    caches->parts.push_back(self_attn_->make_step_cache());
+    caches->parts.push_back(ffn_->make_step_cache());
+    return caches;
+}
+
+Tensor TransformerEncoderBlock::forward_step(const Tensor& x_new, const SequenceContext& context, StepCache* cache) {
+    StepCaches& parts = step_cache_of<StepCaches>(cache, name());
+    SequenceContext self_context = context;
+    self_context.memory = Tensor();
+    const Tensor h = residual(norm_first_, x_new, *norm1_, *dropout_,
+                              [&](const Tensor& y) { return self_attn_->step(y, self_context, parts.parts[0].get()); });
+    return residual(norm_first_, h, *norm2_, *dropout_, [&](const Tensor& y) { return ffn_->step(y, context, parts.parts[1].get()); });
+}
+
 std::shared_ptr<SequenceLayer> TransformerEncoderBlock::from_config(config::JsonReader& config,
                                                                      const LayerBuildContext& build) {
     const TransformerBlockOptions options = block_options_from_config(config, build);
@@ -128,6 +146,33 @@ Tensor TransformerDecoderBlock::forward(const Tensor& x, const SequenceContext& 
     const Tensor h2 = residual(norm_first_, h1, *norm2_, *dropout_,
                                [&](const Tensor& y) { return (*cross_attn_)(y, cross_context); });  // (B, T, C)
     return residual(norm_first_, h2, *norm3_, *dropout_, [&](const Tensor& y) { return (*ffn_)(y, context); });
+}
+
+StepMode TransformerDecoderBlock::step_mode() const {
+    return weakest_step_mode({self_attn_->step_mode(), cross_attn_->step_mode(), ffn_->step_mode()});
+}
+
+std::unique_ptr<StepCache> TransformerDecoderBlock::make_step_cache() const {
+    auto caches = std::make_unique<StepCaches>();
+    for (const SequenceLayer* sublayer : std::initializer_list<const SequenceLayer*>{self_attn_.get(), cross_attn_.get(), ffn_.get()})
+        caches->parts.push_back(sublayer->make_step_cache());
+    return caches;
+}
+
+Tensor TransformerDecoderBlock::forward_step(const Tensor& x_new, const SequenceContext& context, StepCache* cache) {
+    if (!context.memory.defined())
+        throw ValueError("TransformerDecoderBlock: needs context.memory, the encoder output (B, S, C)");
+    StepCaches& parts = step_cache_of<StepCaches>(cache, name());
+    SequenceContext self_context = context;
+    self_context.memory = Tensor();
+    self_context.causal = true;
+    const SequenceContext cross_context{.memory = context.memory, .memory_padding_mask = context.memory_padding_mask,
+                                        .side = context.side, .observer = context.observer};
+    const Tensor h1 = residual(norm_first_, x_new, *norm1_, *dropout_,
+                               [&](const Tensor& y) { return self_attn_->step(y, self_context, parts.parts[0].get()); });
+    const Tensor h2 = residual(norm_first_, h1, *norm2_, *dropout_,
+                               [&](const Tensor& y) { return cross_attn_->step(y, cross_context, parts.parts[1].get()); });
+    return residual(norm_first_, h2, *norm3_, *dropout_, [&](const Tensor& y) { return ffn_->step(y, context, parts.parts[2].get()); });
 }
 
 std::shared_ptr<SequenceLayer> TransformerDecoderBlock::from_config(config::JsonReader& config,

@@ -36,6 +36,10 @@ public:
     TransformerEncoderBlock(const TransformerBlockOptions& options, std::shared_ptr<Rng> dropout_rng,
                             const InitScheme& init, Rng& rng, DType dtype = DType::f32);
     Tensor forward(const Tensor& x, const SequenceContext& context) override;  // (B, T, C) → (B, T, C)
+    // Decoding: the sublayers' steps joined by the same residual rule; a cache per sublayer.
+    StepMode step_mode() const override;
+    std::unique_ptr<StepCache> make_step_cache() const override;
+    Tensor forward_step(const Tensor& x_new, const SequenceContext& context, StepCache* cache) override;
     // Keys: the attention keys of multi_head_attention (attention_dropout for its dropout, default
     // `dropout`), ffn_hidden, activation, dropout, norm_first, norm_eps, and the layer-registry
     // entries ffn ({"type": "swiglu"}) and self_attention ({"type": "alibi_attention"}).
@@ -56,6 +60,10 @@ public:
     TransformerDecoderBlock(const TransformerBlockOptions& options, std::shared_ptr<Rng> dropout_rng,
                             const InitScheme& init, Rng& rng, DType dtype = DType::f32);
     Tensor forward(const Tensor& x, const SequenceContext& context) override;  // (B, T, C) → (B, T, C)
+    // Decoding: the sublayers' steps joined by the same residual rule; a cache per sublayer.
+    StepMode step_mode() const override;
+    std::unique_ptr<StepCache> make_step_cache() const override;
+    Tensor forward_step(const Tensor& x_new, const SequenceContext& context, StepCache* cache) override;
     static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
 
 private:

@@ -3,10 +3,12 @@
 // Seq2seq models read src and predict tgt; the decoder-only LM reads only tgt_in.
 #pragma once
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "autograd/error.h"
+#include "config/enum_names.h"
 #include "layers/forward_observer.h"
 #include "layers/module.h"
 
@@ -21,6 +23,17 @@ struct ModelInput {
     Tensor tgt_padding_mask;           // (B, T) f32, 1 = padding
     ForwardObserver* observer = nullptr;  // not owned: analysis records, the curriculum's τ factor
 };
+
+// Whether a transformer decodes with a key/value cache (layers/step_cache.h): "decode.cache" in
+// configs, --cache on the command line. A recurrent decoder steps its cells whatever this says.
+enum class DecodeCache {
+    automatic,  // "auto": cache when every block can, else re-run the prefix at each step
+    on,         // "on": cache, and refuse a model with a block that cannot
+    off,        // "off": re-run the prefix at each step (the readable baseline `bench` compares with)
+};
+inline constexpr EnumName<DecodeCache> kDecodeCacheNames[] = {
+    {DecodeCache::automatic, "auto"}, {DecodeCache::on, "on"}, {DecodeCache::off, "off"}};
+inline std::span<const EnumName<DecodeCache>> enum_names(DecodeCache) { return kDecodeCacheNames; }
 
 // What one model keeps between decoding steps, as its own named struct (TransformerDecodeState,
 // RnnDecodeState; a key/value cache grows here). Every tensor in it has the batch (or beam) as its
@@ -50,9 +63,11 @@ class SequenceModel : public Module {
 public:
     // Teacher-forced next-token logits, (B, T, V).
     virtual Tensor forward(const ModelInput& input) = 0;
-    // Encodes the source once (nothing, for an LM) and returns the state decode_step needs.
-    virtual DecodeState begin_decode(const ModelInput& input) = 0;
-    // Logits (B, V) for the token after `prefix` (B, t) — prefix starts with <bos>.
+    // Encodes the source once (nothing, for an LM) and returns the state decode_step needs, with a
+    // key/value cache as `cache` says (throws ValueError for DecodeCache::on when it cannot).
+    virtual DecodeState begin_decode(const ModelInput& input, DecodeCache cache) = 0;
+    // Logits (B, V) for the token after `prefix` (B, t) — prefix starts with <bos>. With a cache,
+    // each call's prefix extends the previous call's (it may add several tokens, as a prompt does).
     virtual Tensor decode_step(DecodeState& state, const IndexTensor& prefix) = 0;
     virtual int64_t vocab_size() const = 0;
     virtual bool is_language_model() const { return false; }
@@ -74,6 +89,9 @@ protected:
 private:
     std::shared_ptr<Rng> dropout_rng_;
 };
+
+// The (B, to − from) columns [from, to) of ids (B, T): the tokens a cached decoder has not yet seen.
+IndexTensor token_columns(const IndexTensor& ids, int64_t from, int64_t to);
 
 // Selects rows of every state tensor: hypothesis i of the new state is row rows[i] of the old.
 void reorder_decode_state(DecodeState& state, const std::vector<int64_t>& rows);

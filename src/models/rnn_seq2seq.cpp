@@ -169,7 +169,7 @@ std::vector<Tensor*> RnnDecodeState::batch_tensors() {
     return tensors;
 }
 
-DecodeState RnnSeq2Seq::begin_decode(const ModelInput& input) {
+DecodeState RnnSeq2Seq::begin_decode(const ModelInput& input, DecodeCache) {
     Encoded encoded = encode(input);
     auto state = std::make_unique<RnnDecodeState>();
     const bool carries_c = cells_carry_c();

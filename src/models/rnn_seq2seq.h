@@ -49,7 +49,8 @@ class RnnSeq2Seq : public SequenceModel {
 public:
     RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext& build);
     Tensor forward(const ModelInput& input) override;
-    DecodeState begin_decode(const ModelInput& input) override;
+    // The decoder steps one cell per token whatever `cache` says: its state is its only memory.
+    DecodeState begin_decode(const ModelInput& input, DecodeCache cache) override;
     Tensor decode_step(DecodeState& state, const IndexTensor& prefix) override;
     int64_t vocab_size() const override { return vocab_size_; }
 

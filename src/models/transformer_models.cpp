@@ -27,7 +27,32 @@ LayerChoice read_checked_choice(config::JsonReader& section, const std::string& 
     return choice;
 }
 
+// The decoder's caches, if `cache` asks for them and every block can step; a stack with a block
+// that cannot re-runs the prefix instead, or is refused when the cache was asked for explicitly.
+TransformerStepCaches step_caches_for(const TransformerStack& decoder, DecodeCache cache) {
+    if (cache == DecodeCache::off) return {};
+    if (decoder.step_mode() == StepMode::reruns_prefix) {
+        if (cache == DecodeCache::on)
+            throw ValueError("decode.cache \"on\": " + decoder.step_problem() +
+                             " (it keeps no key/value cache); use \"auto\" to re-run the prefix at each step instead");
+        return {};
+    }
+    return {decoder.make_step_caches(), 0};
+}
+
+// The last of x's positions: (B, t, F) → (B, F).
+Tensor last_position(const Tensor& x) {
+    const int64_t t = x.size(1);
+    return reshape(slice(x, 1, t - 1, t), {x.size(0), x.size(2)});
+}
+
 }  // namespace
+
+std::vector<Tensor*> TransformerDecodeState::batch_tensors() {
+    std::vector<Tensor*> tensors = {&memory, &memory_padding};
+    for (Tensor* tensor : cache.batch_tensors()) tensors.push_back(tensor);
+    return tensors;
+}
 
 TransformerBlockOptions TransformerOptions::block() const {
     TransformerBlockOptions options;
@@ -90,11 +115,12 @@ EmbeddingWithPositions::EmbeddingWithPositions(const TransformerOptions& options
     dropout_ = register_module("dropout", std::make_shared<Dropout>(options.dropout, build.dropout_rng));
 }
 
-// x = E[ids]·scale + PE[0 : T], then dropout; `probe` sees x before the dropout.
-Tensor EmbeddingWithPositions::forward(const IndexTensor& ids, const std::function<Tensor(Tensor)>& probe) const {
+// x = E[ids]·scale + PE[offset : offset + T], then dropout; `probe` sees x before the dropout.
+Tensor EmbeddingWithPositions::forward(const IndexTensor& ids, const std::function<Tensor(Tensor)>& probe,
+                                       int64_t offset) const {
     Tensor x = (*tokens_)(ids);  // (B, T, C)
     if (scale_ != 1.0) x = x * scale_;
-    x = learned_ ? (*learned_)(x) : (*sinusoidal_)(x);
+    x = learned_ ? (*learned_)(x, offset) : (*sinusoidal_)(x, offset);
     return (*dropout_)(probe ? probe(x) : x);
 }
 
@@ -134,22 +160,28 @@ Tensor TransformerSeq2Seq::forward(const ModelInput& input) {
     return decode(input.tgt_in, input.tgt_padding_mask, encode(input), input.src_padding_mask, input.observer);
 }
 
-DecodeState TransformerSeq2Seq::begin_decode(const ModelInput& input) {
+DecodeState TransformerSeq2Seq::begin_decode(const ModelInput& input, DecodeCache cache) {
     auto state = std::make_unique<TransformerDecodeState>();
     state->memory = encode(input);
     const Tensor& memory = state->memory;
     state->memory_padding = input.src_padding_mask.defined()
                                 ? input.src_padding_mask
                                 : Tensor::zeros({memory.size(0), memory.size(1)}, memory.dtype());
+    state->cache = step_caches_for(*decoder_, cache);
     return {std::move(state), input.src_lengths};
 }
 
-// No key/value cache: the decoder runs again over the whole prefix and the last position is read.
+// With a cache, only the tokens the decoder has not seen go through it, at their own positions;
+// without, the decoder runs again over the whole prefix. Either way the last position is read.
 Tensor TransformerSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
-    const TransformerDecodeState& encoded = model_state_of<TransformerDecodeState>(state);
-    const Tensor logits = decode(prefix, Tensor(), encoded.memory, encoded.memory_padding, nullptr);  // (B, t, V)
-    const int64_t t = prefix.shape[1];
-    return reshape(slice(logits, 1, t - 1, t), {prefix.shape[0], vocab_size_});
+    TransformerDecodeState& s = model_state_of<TransformerDecodeState>(state);
+    if (!s.cache.blocks) return last_position(decode(prefix, Tensor(), s.memory, s.memory_padding, nullptr));
+    const int64_t seen = s.cache.tokens_seen, t = prefix.shape[1];
+    const Tensor x = tgt_embedding_->forward(token_columns(prefix, seen, t), nullptr, seen);  // (B, t − seen, C)
+    const SequenceContext context{.causal = true, .memory = s.memory, .memory_padding_mask = s.memory_padding};
+    const Tensor h = decoder_->forward_step(x, context, *s.cache.blocks);
+    s.cache.tokens_seen = t;
+    return (*output_)(last_position(h));  // (B, V)
 }
 
 // ── decoder-only language model ────────────────────────────────────────
@@ -183,13 +215,22 @@ Tensor DecoderLM::forward(const ModelInput& input) {
     return logits_for(input.tgt_in, input.tgt_padding_mask, input.observer);
 }
 
-// Nothing to keep yet (no key/value cache): each step runs the blocks over the whole prefix.
-DecodeState DecoderLM::begin_decode(const ModelInput&) { return {}; }
+DecodeState DecoderLM::begin_decode(const ModelInput&, DecodeCache cache) {
+    auto state = std::make_unique<LmDecodeState>();
+    state->cache = step_caches_for(*blocks_, cache);
+    return {std::move(state), {}};
+}
 
-Tensor DecoderLM::decode_step(DecodeState&, const IndexTensor& prefix) {
-    const Tensor logits = logits_for(prefix, Tensor(), nullptr);
-    const int64_t t = prefix.shape[1];
-    return reshape(slice(logits, 1, t - 1, t), {prefix.shape[0], vocab_size_});
+// As the encoder-decoder's step, with no memory: a prompt of several tokens goes through the blocks
+// in one step, then one token per step.
+Tensor DecoderLM::decode_step(DecodeState& state, const IndexTensor& prefix) {
+    LmDecodeState& s = model_state_of<LmDecodeState>(state);
+    if (!s.cache.blocks) return last_position(logits_for(prefix, Tensor(), nullptr));
+    const int64_t seen = s.cache.tokens_seen, t = prefix.shape[1];
+    const Tensor x = embedding_->forward(token_columns(prefix, seen, t), nullptr, seen);  // (B, t − seen, C)
+    const Tensor h = blocks_->forward_step(x, {.causal = true}, *s.cache.blocks);
+    s.cache.tokens_seen = t;
+    return (*output_)(last_position(h));  // (B, V)
 }
 
 }  // namespace tf

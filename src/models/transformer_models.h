@@ -50,7 +50,8 @@ TransformerOptions read_transformer_options(config::JsonReader& section, bool la
 class EmbeddingWithPositions : public Module {
 public:
     EmbeddingWithPositions(const TransformerOptions& options, const ModelBuildContext& build, Rng& rng);
-    Tensor forward(const IndexTensor& ids, const std::function<Tensor(Tensor)>& probe) const;
+    // ids (B, T) at positions offset … offset + T − 1 (a cached decoder feeds only its new tokens).
+    Tensor forward(const IndexTensor& ids, const std::function<Tensor(Tensor)>& probe, int64_t offset = 0) const;
 
 private:
     std::shared_ptr<Embedding> tokens_;
@@ -60,19 +61,35 @@ private:
     double scale_;
 };
 
-// What the encoder-decoder keeps between decoding steps: the encoded source. No key/value cache
-// yet: each step runs the decoder over the whole prefix.
+// The key/value caches of a transformer's decoder blocks (null: the prefix is re-run at every
+// step), and how many prefix tokens they hold.
+struct TransformerStepCaches {
+    std::unique_ptr<StepCaches> blocks;
+    int64_t tokens_seen = 0;
+    std::vector<Tensor*> batch_tensors() const { return blocks ? blocks->batch_tensors() : std::vector<Tensor*>{}; }
+};
+
+// What the encoder-decoder keeps between decoding steps: the encoded source and, decoding with a
+// cache, each decoder block's self-attention keys and values (one more position per step) and its
+// cross-attention keys and values of the memory (computed at the first step, then only read).
 struct TransformerDecodeState : ModelDecodeState {
     Tensor memory;          // (B, S, C) the encoder's output
     Tensor memory_padding;  // (B, S) f32, 1 = padding
-    std::vector<Tensor*> batch_tensors() override { return {&memory, &memory_padding}; }
+    TransformerStepCaches cache;
+    std::vector<Tensor*> batch_tensors() override;
+};
+
+// What the decoder-only LM keeps between decoding steps: each block's keys and values.
+struct LmDecodeState : ModelDecodeState {
+    TransformerStepCaches cache;
+    std::vector<Tensor*> batch_tensors() override { return cache.batch_tensors(); }
 };
 
 class TransformerSeq2Seq : public SequenceModel {
 public:
     TransformerSeq2Seq(const TransformerOptions& options, const ModelBuildContext& build);
     Tensor forward(const ModelInput& input) override;
-    DecodeState begin_decode(const ModelInput& input) override;
+    DecodeState begin_decode(const ModelInput& input, DecodeCache cache) override;
     Tensor decode_step(DecodeState& state, const IndexTensor& prefix) override;
     int64_t vocab_size() const override { return vocab_size_; }
 
@@ -91,7 +108,7 @@ class DecoderLM : public SequenceModel {
 public:
     DecoderLM(const TransformerOptions& options, const ModelBuildContext& build);
     Tensor forward(const ModelInput& input) override;
-    DecodeState begin_decode(const ModelInput& input) override;
+    DecodeState begin_decode(const ModelInput& input, DecodeCache cache) override;
     Tensor decode_step(DecodeState& state, const IndexTensor& prefix) override;
     int64_t vocab_size() const override { return vocab_size_; }
     bool is_language_model() const override { return true; }

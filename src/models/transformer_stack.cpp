@@ -31,4 +31,28 @@ Tensor TransformerStack::forward(const Tensor& x, const SequenceContext& context
     return norm_ ? (*norm_)(h) : h;
 }
 
+StepMode TransformerStack::step_mode() const {
+    std::vector<StepMode> modes;
+    for (const auto& block : layers_->blocks()) modes.push_back(block->step_mode());
+    return weakest_step_mode(modes);
+}
+
+std::string TransformerStack::step_problem() const {
+    for (const auto& block : layers_->blocks())
+        if (block->step_mode() == StepMode::reruns_prefix) return block->name() + " cannot decode incrementally";
+    return "";
+}
+
+std::unique_ptr<StepCaches> TransformerStack::make_step_caches() const {
+    auto caches = std::make_unique<StepCaches>();
+    for (const auto& block : layers_->blocks()) caches->parts.push_back(block->make_step_cache());
+    return caches;
+}
+
+Tensor TransformerStack::forward_step(const Tensor& x_new, const SequenceContext& context, StepCaches& caches) const {
+    Tensor h = x_new;
+    for (std::size_t i = 0; i < layers_->blocks().size(); ++i) h = layers_->blocks()[i]->step(h, context, caches.parts[i].get());
+    return norm_ ? (*norm_)(h) : h;
+}
+
 }  // namespace tf

@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "layers/layer_norm.h"
@@ -34,6 +35,13 @@ public:
     TransformerStack(int64_t count, const BlockFactory& make_block, int64_t width, bool final_norm, double norm_eps,
                      DType dtype);
     Tensor forward(const Tensor& x, const SequenceContext& context) const;  // (B, T, C) → (B, T, C)
+
+    // Decoding (step_cache.h): the weakest of the blocks' modes, and why it cannot step ("" if it can).
+    StepMode step_mode() const;
+    std::string step_problem() const;
+    // One cache per block, and the outputs (B, t, C) of t new positions after those the caches saw.
+    std::unique_ptr<StepCaches> make_step_caches() const;
+    Tensor forward_step(const Tensor& x_new, const SequenceContext& context, StepCaches& caches) const;
 
 private:
     std::shared_ptr<BlockList> layers_;

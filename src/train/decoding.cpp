@@ -33,29 +33,37 @@ ModelInput select_batch_rows(const ModelInput& input, const std::vector<int64_t>
     return out;
 }
 
-std::vector<std::vector<int64_t>> greedy_decode(SequenceModel& model, const ModelInput& input, const DecodeOptions& options) {
+std::vector<std::vector<int64_t>> greedy_decode(SequenceModel& model, const ModelInput& input, const DecodeOptions& options,
+                                                const ItemDecoded& on_item) {
     NoGradGuard no_grad;
     const int64_t batch = input.src.numel() ? input.src.shape[0] : 1;
-    DecodeState state = model.begin_decode(input);
+    DecodeState state = model.begin_decode(input, options.cache);
     std::vector<std::vector<int64_t>> prefix(static_cast<std::size_t>(batch), std::vector<int64_t>{options.bos});
     std::vector<bool> finished(static_cast<std::size_t>(batch), false);
+    // The output of a row: its tokens after <bos>, up to its first <eos>.
+    const auto output_of = [&](int64_t b) {
+        const auto& row = prefix[static_cast<std::size_t>(b)];
+        return std::vector<int64_t>(row.begin() + 1, std::find(row.begin() + 1, row.end(), options.eos));
+    };
     for (int64_t step = 0; step < options.max_length; ++step) {
         std::vector<int64_t> flat;
         for (const auto& row : prefix) flat.insert(flat.end(), row.begin(), row.end());
         const IndexTensor next = argmax(model.decode_step(state, IndexTensor(flat, {batch, step + 1})));  // (B)
         bool all_done = true;
         for (int64_t b = 0; b < batch; ++b) {
-            finished[b] = finished[b] || prefix[b].back() == options.eos;
+            const bool was_finished = finished[b];
             // A finished row keeps being fed <eos> so every row has the same length.
-            prefix[b].push_back(finished[b] ? options.eos : next.values[b]);
-            all_done = all_done && (finished[b] || next.values[b] == options.eos);
+            prefix[b].push_back(was_finished ? options.eos : next.values[b]);
+            finished[b] = prefix[b].back() == options.eos;
+            if (finished[b] && !was_finished && on_item) on_item(b, output_of(b));
+            all_done = all_done && finished[b];
         }
         if (all_done) break;
     }
     std::vector<std::vector<int64_t>> result;
-    for (const auto& row : prefix) {
-        const auto end = std::find(row.begin() + 1, row.end(), options.eos);
-        result.emplace_back(row.begin() + 1, end);
+    for (int64_t b = 0; b < batch; ++b) {
+        result.push_back(output_of(b));
+        if (!finished[b] && on_item) on_item(b, result.back());  // cut off by max_length
     }
     return result;
 }
@@ -74,7 +82,7 @@ double penalised(const Hypothesis& h, double alpha) {
 
 std::vector<int64_t> beam_search_one(SequenceModel& model, const ModelInput& single, const DecodeOptions& options,
                                      const BeamOptions& beam) {
-    DecodeState state = model.begin_decode(single);
+    DecodeState state = model.begin_decode(single, options.cache);
     std::vector<Hypothesis> live = {{{options.bos}, 0.0}};
     std::vector<Hypothesis> finished;
     for (int64_t step = 0; step < options.max_length && !live.empty(); ++step) {
@@ -123,40 +131,79 @@ std::vector<int64_t> beam_search_one(SequenceModel& model, const ModelInput& sin
 }  // namespace
 
 std::vector<std::vector<int64_t>> beam_search(SequenceModel& model, const ModelInput& input, const DecodeOptions& options,
-                                              const BeamOptions& beam) {
+                                              const BeamOptions& beam, const ItemDecoded& on_item) {
     if (beam.beam_size < 1) throw ValueError("beam_search: beam_size must be ≥ 1, got " + std::to_string(beam.beam_size));
     NoGradGuard no_grad;
     const int64_t batch = input.src.numel() ? input.src.shape[0] : 1;
     std::vector<std::vector<int64_t>> result;
-    for (int64_t b = 0; b < batch; ++b) result.push_back(beam_search_one(model, select_batch_rows(input, {b}), options, beam));
+    for (int64_t b = 0; b < batch; ++b) {
+        result.push_back(beam_search_one(model, select_batch_rows(input, {b}), options, beam));
+        if (on_item) on_item(b, result.back());
+    }
     return result;
 }
 
+std::string sample_options_problem(const SampleOptions& sample) {
+    if (!(sample.temperature > 0) || !std::isfinite(sample.temperature))
+        return "temperature must be a finite number > 0, got " + std::to_string(sample.temperature);
+    if (sample.top_k < 0) return "top_k must be ≥ 0 (0 = every token), got " + std::to_string(sample.top_k);
+    if (!(sample.top_p > 0 && sample.top_p <= 1)) return "top_p must be in (0, 1], got " + std::to_string(sample.top_p);
+    return "";
+}
+
+namespace {
+
+// The tokens a draw may pick, most likely first, with unnormalised probabilities:
+// p ∝ exp(logit / τ), restricted to the k largest logits, then to the shortest head of that list
+// whose probability mass reaches top_p.
+struct Candidates {
+    std::vector<int64_t> tokens;
+    std::vector<double> weights;
+};
+
+Candidates sampling_candidates(const std::vector<double>& logits, const SampleOptions& sample) {
+    Candidates c;
+    c.tokens.resize(logits.size());
+    std::iota(c.tokens.begin(), c.tokens.end(), 0);
+    std::stable_sort(c.tokens.begin(), c.tokens.end(), [&](int64_t a, int64_t b) { return logits[a] > logits[b]; });
+    if (sample.top_k > 0 && sample.top_k < static_cast<int64_t>(c.tokens.size())) c.tokens.resize(static_cast<std::size_t>(sample.top_k));
+    for (int64_t token : c.tokens) c.weights.push_back(std::exp((logits[token] - logits[c.tokens[0]]) / sample.temperature));
+    if (sample.top_p < 1) {
+        const double total = std::accumulate(c.weights.begin(), c.weights.end(), 0.0);
+        double mass = 0;
+        std::size_t keep = 0;
+        while (keep < c.weights.size() && mass < sample.top_p * total) mass += c.weights[keep++];
+        c.tokens.resize(keep), c.weights.resize(keep);
+    }
+    return c;
+}
+
+// One draw from the candidates: u ~ U(0, Σw), the first token whose running sum passes u.
+int64_t draw(const Candidates& c, Rng& rng) {
+    double u = rng.uniform() * std::accumulate(c.weights.begin(), c.weights.end(), 0.0);
+    std::size_t pick = 0;
+    while (pick + 1 < c.weights.size() && u >= c.weights[pick]) u -= c.weights[pick++];
+    return c.tokens[pick];
+}
+
+}  // namespace
+
 std::vector<int64_t> sample_continuation(SequenceModel& model, const std::vector<int64_t>& prompt, const DecodeOptions& options,
-                                         const SampleOptions& sample, Rng& rng) {
-    if (!(sample.temperature > 0)) throw ValueError("sample: temperature must be > 0");
+                                         const SampleOptions& sample, Rng& rng, const TokenSampled& on_token) {
+    if (const std::string problem = sample_options_problem(sample); !problem.empty()) throw ValueError("sample: " + problem);
     NoGradGuard no_grad;
-    DecodeState state = model.begin_decode(ModelInput{});
+    DecodeState state = model.begin_decode(ModelInput{}, options.cache);
     std::vector<int64_t> prefix = {options.bos};
     prefix.insert(prefix.end(), prompt.begin(), prompt.end());
     std::vector<int64_t> generated;
     for (int64_t step = 0; step < options.max_length; ++step) {
-        // p ∝ exp(logit / τ), restricted to the k largest logits.
         const std::vector<double> logits =
             model.decode_step(state, IndexTensor(prefix, {1, static_cast<int64_t>(prefix.size())})).to_vector();
-        std::vector<int64_t> order(logits.size());
-        std::iota(order.begin(), order.end(), 0);
-        std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return logits[a] > logits[b]; });
-        if (sample.top_k > 0 && sample.top_k < static_cast<int64_t>(order.size())) order.resize(static_cast<std::size_t>(sample.top_k));
-        std::vector<double> weights;
-        for (int64_t token : order) weights.push_back(std::exp((logits[token] - logits[order[0]]) / sample.temperature));
-        double draw = rng.uniform() * std::accumulate(weights.begin(), weights.end(), 0.0);
-        std::size_t pick = 0;
-        while (pick + 1 < weights.size() && draw >= weights[pick]) draw -= weights[pick++];
-        const int64_t token = order[pick];
+        const int64_t token = draw(sampling_candidates(logits, sample), rng);
         if (token == options.eos) break;
         generated.push_back(token);
         prefix.push_back(token);
+        if (on_token) on_token(token);
     }
     return generated;
 }

@@ -147,14 +147,23 @@ Tensor MultiHeadAttention::attend_heads(const Tensor& Q, const Tensor& K, const 
     throw ValueError("MultiHeadAttention: unknown kernel");
 }
 
-Tensor MultiHeadAttention::forward(const Tensor& x, const SequenceContext& context) {
-    const bool cross = context.memory.defined();
-    const Tensor& source = cross ? context.memory : x;  // (B, S, C)
+void MultiHeadAttention::check_shapes(const Tensor& x, const Tensor& source) const {
     if (x.dim() != 3 || x.size(2) != options_.d_model || source.dim() != 3 || source.size(0) != x.size(0) ||
         source.size(2) != options_.d_model)
         throw ShapeError("MultiHeadAttention: expected x (B, T, " + std::to_string(options_.d_model) +
-                         ") and memory (B, S, " + std::to_string(options_.d_model) + "), got " +
-                         to_string(x.shape()) + (cross ? " and " + to_string(source.shape()) : std::string()));
+                         ") and memory (B, S, " + std::to_string(options_.d_model) + "), got " + to_string(x.shape()) +
+                         (&source != &x ? " and " + to_string(source.shape()) : std::string()));
+}
+
+// τ = √d_k unless configured, times the observer's curriculum factor.
+double MultiHeadAttention::temperature(const SequenceContext& context) const {
+    return options_.temperature.value_or(std::sqrt(static_cast<double>(head_width_))) * temperature_scale(context.observer);
+}
+
+Tensor MultiHeadAttention::forward(const Tensor& x, const SequenceContext& context) {
+    const bool cross = context.memory.defined();
+    const Tensor& source = cross ? context.memory : x;  // (B, S, C)
+    check_shapes(x, source);
     Tensor Q = split_heads((*q_proj_)(x), options_.heads);          // (B, H, T, D)
     Tensor K = split_heads((*k_proj_)(source), options_.kv_heads);  // (B, H_kv, S, D)
     const Tensor V = split_heads((*v_proj_)(source), options_.kv_heads);  // (B, H_kv, S, D)
@@ -162,10 +171,47 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const SequenceContext& conte
     // a query and a memory position are not on one axis).
     if (options_.rotary_base && !cross) Q = apply_rotary(Q, 0, *options_.rotary_base), K = apply_rotary(K, 0, *options_.rotary_base);
     const AttentionMask mask = mask_for(context, cross, x.size(1), source.size(1));
-    // τ = √d_k unless configured, times the observer's curriculum factor
-    const double tau = options_.temperature.value_or(std::sqrt(static_cast<double>(head_width_))) *
-                       temperature_scale(context.observer);
-    return (*o_proj_)(merge_heads(attend_heads(Q, K, V, mask, tau, context)));  // (B, T, C)
+    return (*o_proj_)(merge_heads(attend_heads(Q, K, V, mask, temperature(context), context)));  // (B, T, C)
+}
+
+// Self-attention's step: the new positions' keys and values join the cache, at their absolute
+// positions (rotary), and Q gets the same positions.
+void MultiHeadAttention::append_to_cache(KeyValueCache& cache, const Tensor& x_new, Tensor& Q) const {
+    Tensor K = split_heads((*k_proj_)(x_new), options_.kv_heads);  // (B, H_kv, t, D)
+    const Tensor V = split_heads((*v_proj_)(x_new), options_.kv_heads);
+    if (options_.rotary_base) {
+        Q = apply_rotary(Q, cache.positions_seen, *options_.rotary_base);
+        K = apply_rotary(K, cache.positions_seen, *options_.rotary_base);
+    }
+    cache.keys = cache.keys.defined() ? concat({cache.keys, K}, 2) : K;
+    cache.values = cache.values.defined() ? concat({cache.values, V}, 2) : V;
+    cache.positions_seen += x_new.size(1);
+}
+
+// The masks are aligned bottom-right (query i sits at key position i + S − T), so the new queries
+// are the last rows of the full sequence's mask — also when a sliding window dropped the oldest keys.
+Tensor MultiHeadAttention::forward_step(const Tensor& x_new, const SequenceContext& context, StepCache* step_cache) {
+    KeyValueCache& cache = step_cache_of<KeyValueCache>(step_cache, name());
+    const bool cross = context.memory.defined();
+    check_shapes(x_new, cross ? context.memory : x_new);
+    if (!cross && !context.causal)
+        throw ValueError(name() + ": self-attention decodes step by step only when causal (a later position would change earlier outputs)");
+    Tensor Q = split_heads((*q_proj_)(x_new), options_.heads);  // (B, H, t, D)
+    if (!cross) {
+        append_to_cache(cache, x_new, Q);
+    } else if (!cache.keys.defined()) {
+        cache.keys = split_heads((*k_proj_)(context.memory), options_.kv_heads);  // (B, H_kv, S, D), once
+        cache.values = split_heads((*v_proj_)(context.memory), options_.kv_heads);
+    }
+    const int64_t S = cache.keys.size(2);
+    const AttentionMask mask = mask_for(context, cross, x_new.size(1), S);
+    const Tensor out = (*o_proj_)(merge_heads(attend_heads(Q, cache.keys, cache.values, mask, temperature(context), context)));
+    // A causal window of w: the next query sees only the w − 1 keys before it and itself; keep w.
+    if (!cross && options_.pattern == AttentionPattern::sliding_window && S > options_.window) {
+        cache.keys = slice(cache.keys, 2, S - options_.window, S);
+        cache.values = slice(cache.values, 2, S - options_.window, S);
+    }
+    return out;  // (B, t, C)
 }
 
 MultiHeadAttentionOptions MultiHeadAttention::options_from_config(config::JsonReader& config,

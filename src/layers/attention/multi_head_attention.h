@@ -49,6 +49,16 @@ struct MultiHeadAttentionOptions {
 // pattern \"sliding_window\""), or empty when they can.
 std::string attention_options_problem(const MultiHeadAttentionOptions& options);
 
+// What attention keeps between decoding steps (step_cache.h): the keys and values of the positions
+// seen so far, rotary positions already applied. Grouped-query attention keeps only its H_kv heads;
+// a causal sliding window keeps only its last `window` positions, so its memory stays O(window).
+// Cross-attention keeps the keys and values of the encoder output, computed at the first step.
+struct KeyValueCache : StepCache {
+    Tensor keys{}, values{};     // (B, H_kv, L, D)
+    int64_t positions_seen = 0;  // self-attention: the absolute position of the next query
+    std::vector<Tensor*> batch_tensors() override { return {&keys, &values}; }
+};
+
 class MultiHeadAttention : public SequenceLayer {
 public:
     MultiHeadAttention(const MultiHeadAttentionOptions& options, std::shared_ptr<Rng> dropout_rng,
@@ -60,6 +70,13 @@ public:
     // asks, the weights (B, H, T, S) are recorded under this layer's name (not by the linear kernel,
     // which never forms them), and τ is multiplied by the observer's temperature scale.
     Tensor forward(const Tensor& x, const SequenceContext& context) override;
+
+    // Decoding: the new queries x_new (B, t, C) attend to the cached keys and values plus their own
+    // (causal self-attention), or to the memory's (cross-attention). Equal to the last t rows of
+    // forward over the whole sequence.
+    StepMode step_mode() const override { return StepMode::cached; }
+    std::unique_ptr<StepCache> make_step_cache() const override { return std::make_unique<KeyValueCache>(); }
+    Tensor forward_step(const Tensor& x_new, const SequenceContext& context, StepCache* cache) override;
 
     // Keys: d_model (default: the model width; must equal it), heads, kv_heads, bias, kernel, pattern,
     // window, stride, global_tokens, temperature, dropout, rotary, rotary_base, query_tile, key_tile.
@@ -78,6 +95,9 @@ private:
     AttentionMask mask_for(const SequenceContext& context, bool cross, int64_t T, int64_t S) const;
     Tensor attend_heads(const Tensor& Q, const Tensor& K, const Tensor& V, const AttentionMask& mask, double tau,
                         const SequenceContext& context);
+    void check_shapes(const Tensor& x, const Tensor& source) const;
+    double temperature(const SequenceContext& context) const;
+    void append_to_cache(KeyValueCache& cache, const Tensor& x_new, Tensor& Q) const;
     void record(const SequenceContext& context, const Tensor& weights, const Tensor& Q, const Tensor& K) const;
 
     MultiHeadAttentionOptions options_;
