@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "models/build.h"
@@ -57,6 +58,14 @@ ModelInput sources(const SequenceModel& model) {
     return input;
 }
 
+// max |a − b| over every element.
+double largest_difference(const Tensor& a, const Tensor& b) {
+    const std::vector<double> x = a.to_vector(), y = b.to_vector();
+    double largest = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) largest = std::max(largest, std::abs(x[i] - y[i]));
+    return largest;
+}
+
 // Feeds the same 12-token rows (<bos> first) to a cached and a re-running decode — the first step
 // `first_step` tokens at once, as a prompt, then one per step — and returns the largest
 // |cached − re-run| logit over every step.
@@ -72,15 +81,18 @@ double largest_cache_difference(SequenceModel& model, int64_t first_step = 1) {
     double largest = 0;
     for (int64_t t = first_step; t <= T; ++t) {
         const IndexTensor prefix = token_columns(IndexTensor(tokens, {B, T}), 0, t);
-        const std::vector<double> a = model.decode_step(cached, prefix).to_vector();
-        const std::vector<double> b = model.decode_step(rerun, prefix).to_vector();
-        for (std::size_t i = 0; i < a.size(); ++i) largest = std::max(largest, std::abs(a[i] - b[i]));
+        largest = std::max(largest, largest_difference(model.decode_step(cached, prefix), model.decode_step(rerun, prefix)));
     }
     return largest;
 }
 
-// The tensors of a language model's cache after `steps` one-token steps.
-std::vector<Tensor> cache_after(SequenceModel& model, int64_t steps) {
+// The self-attention caches of a language model's blocks after `steps` one-token steps.
+struct CacheAfter {
+    std::vector<int64_t> lengths;  // positions each block's cache holds
+    int64_t bytes = 0;             // what the caches have allocated
+};
+
+CacheAfter cache_after(SequenceModel& model, int64_t steps) {
     NoGradGuard no_grad;
     DecodeState state = model.begin_decode({}, DecodeCache::on);
     std::vector<int64_t> prefix = {1};
@@ -88,9 +100,12 @@ std::vector<Tensor> cache_after(SequenceModel& model, int64_t steps) {
         model.decode_step(state, IndexTensor(prefix, {1, static_cast<int64_t>(prefix.size())}));
         prefix.push_back(3 + t % 9);
     }
-    std::vector<Tensor> tensors;
-    for (Tensor* tensor : state.model_state->batch_tensors()) tensors.push_back(*tensor);
-    return tensors;
+    CacheAfter after;
+    auto& blocks = *dynamic_cast<LmDecodeState&>(*state.model_state).cache.blocks;
+    for (const auto& block : blocks.parts)
+        after.lengths.push_back(dynamic_cast<const KeyValueCache&>(*dynamic_cast<const StepCaches&>(*block).parts[0]).length);
+    after.bytes = cache_bytes(blocks);
+    return after;
 }
 
 }  // namespace
@@ -128,14 +143,41 @@ TEST_CASE("kv cache: a transformer encoder-decoder's cached logits equal re-runn
     CHECK(largest_cache_difference(*model) <= 1e-5);
 }
 
-TEST_CASE("kv cache: a sliding window keeps only its window, GQA only its key/value heads", "[unit]") {
-    // 2 blocks × (keys, values), each (1, H_kv, L, D = 4).
+TEST_CASE("kv cache: a sliding window keeps only its window, GQA and MQA only their key/value heads", "[unit]") {
     auto window = model_from(lm({{"self_attention", attention({{"pattern", "sliding_window"}, {"window", 3}})}}));
-    for (const Tensor& tensor : cache_after(*window, 10)) CHECK(tensor.shape() == Shape{1, 4, 3, 4});
+    CHECK(cache_after(*window, 10).lengths == std::vector<int64_t>{2, 2});  // the next query sees these and itself
+    CHECK(cache_after(*window, 40).bytes == cache_after(*window, 10).bytes);  // O(window), whatever the length
     auto full = model_from(lm());
-    for (const Tensor& tensor : cache_after(*full, 10)) CHECK(tensor.shape() == Shape{1, 4, 10, 4});
+    CHECK(cache_after(*full, 10).lengths == std::vector<int64_t>{10, 10});
+    CHECK(cache_after(*full, 40).bytes > cache_after(*full, 10).bytes);
+    // 4 query heads: 2 key/value heads hold half the bytes, 1 a quarter
+    auto gqa = model_from(lm({{"kv_heads", 2}}));
     auto mqa = model_from(lm({{"kv_heads", 1}}));
-    for (const Tensor& tensor : cache_after(*mqa, 10)) CHECK(tensor.shape() == Shape{1, 1, 10, 4});
+    CHECK(2 * cache_after(*gqa, 10).bytes == cache_after(*full, 10).bytes);
+    CHECK(4 * cache_after(*mqa, 10).bytes == cache_after(*full, 10).bytes);
+}
+
+TEST_CASE("kv cache: attention read in place equals the readable path over the copied keys and values", "[property]") {
+    // Decoding takes the in-place loop; ReferenceKernels makes the layer copy the held positions out
+    // and run its own kernel with the mask, as forward does.
+    const auto section = GENERATE(lm(), lm({{"kv_heads", 1}}),
+                                  lm({{"self_attention", attention({{"pattern", "sliding_window"}, {"window", 4}})}}));
+    auto model = model_from(section);
+    NoGradGuard no_grad;
+    DecodeState fast = model->begin_decode({}, DecodeCache::on);
+    DecodeState readable = model->begin_decode({}, DecodeCache::on);
+    std::vector<int64_t> prefix = {1, 5, 6};
+    for (int64_t t = 0; t < 9; ++t) {
+        const IndexTensor ids(prefix, {1, static_cast<int64_t>(prefix.size())});
+        const Tensor a = model->decode_step(fast, ids);
+        Tensor b;
+        {
+            kernels::ReferenceKernels use_reference_loops;
+            b = model->decode_step(readable, ids);
+        }
+        CHECK(largest_difference(a, b) <= 1e-5);
+        prefix.push_back(3 + t % 7);
+    }
 }
 
 TEST_CASE("kv cache: a block that cannot cache re-runs the prefix, or is refused when the cache is asked for", "[unit]") {

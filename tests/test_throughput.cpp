@@ -81,10 +81,11 @@ TEST_CASE("measure_decoding: generated tokens per second of batch-1 greedy decod
         CHECK(d.source_length == 7);
         CHECK(d.tokens_per_second == Approx(5.0 / d.run.median));
     }
-    // Re-running keeps the encoder memory (1 × 7 × 16 floats) and its padding mask; the cache adds
-    // per decoder layer 5 positions of self-attention keys and values and the memory's 7 (16 wide each).
+    // Re-running keeps the encoder memory (1 × 7 × 16 floats) and its padding mask; the cache adds,
+    // per decoder layer, self- and cross-attention keys and values in buffers first made for 16
+    // positions (5 and 7 held), 16 wide.
     CHECK(rerun.state_bytes == (7 * 16 + 7) * 4);
-    CHECK(cached.state_bytes == rerun.state_bytes + 2 * (2 * 5 * 16 + 2 * 7 * 16) * 4);
+    CHECK(cached.state_bytes == rerun.state_bytes + 2 * (2 * 16 * 16 + 2 * 16 * 16) * 4);
 }
 
 TEST_CASE("timing_stats: the median of an even count is the mean of the middle two", "[unit]") {

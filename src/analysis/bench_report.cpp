@@ -108,4 +108,27 @@ std::vector<std::string> write_scaling_report(const std::string& dir, const std:
     return paths;
 }
 
+std::vector<std::string> write_generation_report(const std::string& dir, const std::vector<DecodingThroughput>& results) {
+    make_directories(dir);
+    std::string csv = "workload,cache,generated,seconds_median,tokens_per_s,state_bytes\n";
+    svg::LinePlot plot{"Greedy generation, batch 1: the cache grows linearly, re-running the prefix quadratically",
+                       "generated tokens", "seconds per sequence (log)", {}, true};
+    std::map<std::string, svg::Series> by_cache;
+    for (const DecodingThroughput& d : results) {
+        csv += d.workload + "," + name_of(d.cache) + "," + std::to_string(d.generated) + "," + format("%.6f", d.run.median) + "," +
+               format("%.1f", d.tokens_per_second) + "," + std::to_string(d.state_bytes) + "\n";
+        svg::Series& series = by_cache[d.cache == DecodeCache::off ? "re-run the prefix" : "key/value cache"];
+        series.x.push_back(double(d.generated));
+        series.y.push_back(d.run.median);
+    }
+    for (auto& [name, series] : by_cache) {
+        series.name = name;
+        plot.series.push_back(series);
+    }
+    const std::vector<std::string> paths{dir + "/generation.csv", dir + "/generation.svg"};
+    write_file_atomic(paths[0], csv);
+    write_file_atomic(paths[1], svg::render(plot));
+    return paths;
+}
+
 }  // namespace tf::analysis

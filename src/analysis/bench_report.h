@@ -26,4 +26,8 @@ std::string table_row(const ScalingMeasurement& result);
 // (creating DIR); returns the paths written.
 std::vector<std::string> write_scaling_report(const std::string& dir, const std::vector<ScalingMeasurement>& results);
 
+// Writes DIR/generation.csv and DIR/generation.svg: seconds per generated sequence against its
+// length, one series with the key/value cache and one re-running the prefix; returns the paths.
+std::vector<std::string> write_generation_report(const std::string& dir, const std::vector<DecodingThroughput>& results);
+
 }  // namespace tf::analysis

@@ -1,6 +1,7 @@
 // `tapeformer bench [--config FILE] [--workload W…] [--steps N] [--warmup N] [--json] [--out DIR]`:
 // training throughput (tokens/s, MFU, peak memory) of the reference workloads W1–W4 or of a run
-// config's model, greedy decoding D, and time/memory against sequence length (plots in --out).
+// config's model, greedy decoding D with the key/value cache and without, language-model generation
+// at growing lengths, and time/memory against sequence length (plots in --out).
 #include <algorithm>
 #include <iostream>
 
@@ -16,8 +17,10 @@ namespace {
 
 struct BenchArguments {
     std::string config_path, out = "runs/bench";
-    std::vector<std::string> workloads, only{"train", "decode", "scaling"};
+    std::vector<std::string> workloads, only{"train", "decode", "generate", "scaling"};
     std::vector<int64_t> lengths{256, 512, 1024, 2048, 4096};
+    std::vector<int64_t> generate_lengths{128, 256, 512, 1024};
+    int64_t rerun_up_to = 256;  // re-running the prefix grows quadratically: longer sequences take minutes
     int steps = 30, warmup = 5, decode_runs = 7, reps = 3;
     int64_t decode_tokens = 64;
     bool json = false;
@@ -62,6 +65,25 @@ void run_decoding(const BenchArguments& args, const analysis::Workload& workload
     }
 }
 
+// Generation by the W4 language model with positions for 1,100 tokens: greedy, batch 1, at each
+// length with the key/value cache and, up to rerun_up_to, re-running the prefix.
+void run_generation(const BenchArguments& args) {
+    analysis::Workload workload = analysis::reference_workload("W4");
+    workload.model.max_length = 1100;
+    if (!args.json) std::cout << "\nlanguage-model generation (W4 model, positions for 1,100 tokens)\n";
+    std::vector<analysis::DecodingThroughput> results;
+    for (const int64_t tokens : args.generate_lengths)
+        for (const DecodeCache cache : {DecodeCache::automatic, DecodeCache::off}) {
+            if (cache == DecodeCache::off && tokens > args.rerun_up_to) continue;
+            if (tokens >= workload.model.max_length)
+                throw ValueError("bench: --generate-lengths " + std::to_string(tokens) + " does not fit the 1,100 positions");
+            results.push_back(analysis::measure_decoding(workload, tokens, cache == DecodeCache::off ? 1 : args.decode_runs, cache));
+            emit(args, analysis::to_json(results.back()), analysis::table_row(results.back()));
+        }
+    const std::vector<std::string> paths = analysis::write_generation_report(args.out, results);
+    if (!args.json) std::cout << "wrote " << paths[0] << ", " << paths[1] << "\n";
+}
+
 void run_scaling(const BenchArguments& args) {
     if (!args.json) std::cout << "\ncausal attention vs RNN, forward + backward, batch 1, 4 heads × 64 (RNN 256 wide)\n"
                               << analysis::scaling_table_header() << "\n";
@@ -87,6 +109,7 @@ int run_bench(const BenchArguments& args) {
         const bool reference = args.config_path.empty();
         run_decoding(args, reference ? analysis::reference_workload("W1") : workloads.front());
     }
+    if (wants(args, "generate")) run_generation(args);
     if (wants(args, "scaling")) run_scaling(args);
     return 0;
 }
@@ -112,8 +135,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         ->capture_default_str()->check(CLI::PositiveNumber);
     command->add_option("--reps", args->reps, "timed calls per scaling point")
         ->capture_default_str()->check(CLI::PositiveNumber);
-    command->add_option("--only", args->only, "parts to run: train, decode, scaling (default: all)")
-        ->check(CLI::IsMember({"train", "decode", "scaling"}));
+    command->add_option("--generate-lengths", args->generate_lengths, "generated tokens for the generate part (< 1100)")
+        ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1099}));
+    command->add_option("--rerun-up-to", args->rerun_up_to, "generate part: also time re-running the prefix up to this length")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    command->add_option("--only", args->only, "parts to run: train, decode, generate, scaling (default: all)")
+        ->check(CLI::IsMember({"train", "decode", "generate", "scaling"}));
     command->add_option("--out", args->out, "directory for the scaling CSV/JSON/SVG (default runs/bench)");
     command->add_flag("--json", args->json, "one JSON object per line per workload/case");
     command->footer("Examples:\n  tapeformer --threads 2 bench\n  tapeformer bench --workload W1 --only train --json\n"

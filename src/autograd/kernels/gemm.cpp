@@ -81,25 +81,28 @@ void reference_loop(const T* A, const T* B, T* C, const GemmShape& s) {
 // Same sum, arranged for the cache: copy row i of op(A) into a_row (K), then either
 //   c_i += Σ_k a_row[k] · B_b[k, :]        (B not transposed: whole rows of B, contiguous)
 //   c_i[j] += a_row · B_b[j, :]            (B stored N×K: row j of B is column j of op(B))
-// Rows (b, i) are independent, so threads split them.
-void f64_loop(const double* A, const double* B, double* C, const GemmShape& s) {
+// Rows (b, i) are independent, so threads may split them.
+enum class RowThreads { shared_when_worth_it, this_thread_only };
+
+template <typename T>
+void row_loop(const T* A, const T* B, T* C, const GemmShape& s, RowThreads threads) {
     check_shape(s);
     if (handle_empty(C, s)) return;
-    const bool worth_threads = s.batch * s.M * s.N * s.K > 32 * 1024;
+    const bool worth_threads = threads == RowThreads::shared_when_worth_it && s.batch * s.M * s.N * s.K > 32 * 1024;
 #pragma omp parallel if (worth_threads)
     {
-        std::vector<double> a_row(s.K);   // (K) row i of op(A_b)
+        std::vector<T> a_row(s.K);   // (K) row i of op(A_b)
 #pragma omp for collapse(2) schedule(static)
         for (int64_t b = 0; b < s.batch; ++b)
             for (int64_t i = 0; i < s.M; ++i) {
-                const double* A_b = A + b * s.batch_stride_a;
-                const double* B_b = B + b * s.batch_stride_b;
-                double* c_i = C + b * s.batch_stride_c + i * s.N;   // (N) row i of C_b
+                const T* A_b = A + b * s.batch_stride_a;
+                const T* B_b = B + b * s.batch_stride_b;
+                T* c_i = C + b * s.batch_stride_c + i * s.N;   // (N) row i of C_b
                 for (int64_t k = 0; k < s.K; ++k) a_row[k] = s.trans_a ? A_b[k * s.M + i] : A_b[i * s.K + k];
-                if (!s.accumulate) std::fill_n(c_i, s.N, 0.0);
+                if (!s.accumulate) std::fill_n(c_i, s.N, T(0));
                 if (s.trans_b) {
                     for (int64_t j = 0; j < s.N; ++j) {
-                        double dot = 0;
+                        T dot = 0;
 #pragma omp simd reduction(+ : dot)   // lets the compiler reorder the sum into vector lanes
                         for (int64_t k = 0; k < s.K; ++k) dot += a_row[k] * B_b[j * s.K + k];
                         c_i[j] += dot;
@@ -216,9 +219,19 @@ void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
 // batch, which it runs alone (oneDNN runs single-threaded inside a parallel region), measured
 // 51–58% of peak against 47–49% (bench_matmul attn_qkT, bench/README.md); without the transpose
 // (A·V) oneDNN's own threading measured better, so those calls go to it whole.
+//
+//
+// A product too small to share at all (a decoding step's matrix-vector products: one row times a
+// 128×512 weight) runs as the row loop on this thread alone: oneDNN would wake the other thread,
+// which costs more than the product (W4 generation, 2 threads: 199 tokens/s that way).
 void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
     count_flops(s);
     constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
+    constexpr int64_t kTooSmallToShare = 1 << 17;  // batch·M·N·K in all
+    if (s.batch * s.M * s.N * s.K < kTooSmallToShare) {
+        row_loop(A, B, C, s, RowThreads::this_thread_only);
+        return;
+    }
     const int threads = omp_get_max_threads();
     if (threads < 2 || omp_in_parallel() || !s.trans_b || s.batch < 2 * threads || s.M * s.N * s.K > kSmallProduct) {
         gemm_onednn(A, B, C, s);
@@ -242,7 +255,7 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
 }
 void gemm(const double* A, const double* B, double* C, const GemmShape& s) {
     count_flops(s);
-    f64_loop(A, B, C, s);
+    row_loop(A, B, C, s, RowThreads::shared_when_worth_it);
 }
 
 int64_t gemm_flop_count() { return g_gemm_flops.load(std::memory_order_relaxed); }

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "autograd/error.h"
+#include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
+#include "autograd/tape.h"
 #include "layers/attention/linear_attention.h"
 #include "layers/attention/scaled_dot_product.h"
 #include "layers/attention/tiled_attention.h"
@@ -176,16 +178,28 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const SequenceContext& conte
 
 // Self-attention's step: the new positions' keys and values join the cache, at their absolute
 // positions (rotary), and Q gets the same positions.
-void MultiHeadAttention::append_to_cache(KeyValueCache& cache, const Tensor& x_new, Tensor& Q) const {
+void MultiHeadAttention::cache_new_positions(KeyValueCache& cache, const Tensor& x_new, Tensor& Q) const {
     Tensor K = split_heads((*k_proj_)(x_new), options_.kv_heads);  // (B, H_kv, t, D)
     const Tensor V = split_heads((*v_proj_)(x_new), options_.kv_heads);
     if (options_.rotary_base) {
         Q = apply_rotary(Q, cache.positions_seen, *options_.rotary_base);
         K = apply_rotary(K, cache.positions_seen, *options_.rotary_base);
     }
-    cache.keys = cache.keys.defined() ? concat({cache.keys, K}, 2) : K;
-    cache.values = cache.values.defined() ? concat({cache.values, V}, 2) : V;
+    append_to_cache(cache, K, V);
     cache.positions_seen += x_new.size(1);
+}
+
+// The fast path (attend_to_cache) computes plain causal softmax attention over every held key:
+// decoding (nothing recorded, no dropout, no observer), self-attention with no padding, and a
+// pattern that hides nothing the cache still holds.
+bool MultiHeadAttention::reads_cache_in_place(const SequenceContext& context, const KeyValueCache& cache,
+                                              int64_t new_positions) const {
+    const bool pattern_hides_nothing =
+        options_.pattern == AttentionPattern::full ||
+        (options_.pattern == AttentionPattern::sliding_window && new_positions == 1 && cache.length <= options_.window);
+    return !kernels::use_reference() && !grad_enabled() && options_.kernel != AttentionKernel::linear && pattern_hides_nothing &&
+           !context.memory.defined() && !context.padding_mask.defined() && !records_attention(context.observer) &&
+           !(dropout_->training() && options_.dropout > 0);
 }
 
 // The masks are aligned bottom-right (query i sits at key position i + S − T), so the new queries
@@ -196,22 +210,21 @@ Tensor MultiHeadAttention::forward_step(const Tensor& x_new, const SequenceConte
     check_shapes(x_new, cross ? context.memory : x_new);
     if (!cross && !context.causal)
         throw ValueError(name() + ": self-attention decodes step by step only when causal (a later position would change earlier outputs)");
+    const int64_t t = x_new.size(1);
     Tensor Q = split_heads((*q_proj_)(x_new), options_.heads);  // (B, H, t, D)
-    if (!cross) {
-        append_to_cache(cache, x_new, Q);
-    } else if (!cache.keys.defined()) {
-        cache.keys = split_heads((*k_proj_)(context.memory), options_.kv_heads);  // (B, H_kv, S, D), once
-        cache.values = split_heads((*v_proj_)(context.memory), options_.kv_heads);
-    }
-    const int64_t S = cache.keys.size(2);
-    const AttentionMask mask = mask_for(context, cross, x_new.size(1), S);
-    const Tensor out = (*o_proj_)(merge_heads(attend_heads(Q, cache.keys, cache.values, mask, temperature(context), context)));
-    // A causal window of w: the next query sees only the w − 1 keys before it and itself; keep w.
-    if (!cross && options_.pattern == AttentionPattern::sliding_window && S > options_.window) {
-        cache.keys = slice(cache.keys, 2, S - options_.window, S);
-        cache.values = slice(cache.values, 2, S - options_.window, S);
-    }
-    return out;  // (B, t, C)
+    if (!cross)
+        cache_new_positions(cache, x_new, Q);
+    else if (cache.length == 0)  // the memory's keys and values, once
+        append_to_cache(cache, split_heads((*k_proj_)(context.memory), options_.kv_heads),
+                        split_heads((*v_proj_)(context.memory), options_.kv_heads));
+    const double tau = temperature(context);
+    const Tensor heads = reads_cache_in_place(context, cache, t)
+                             ? attend_to_cache(Q, cache, tau)
+                             : attend_heads(Q, filled_keys(cache), filled_values(cache),
+                                            mask_for(context, cross, t, cache.length), tau, context);  // (B, H, t, D)
+    // A causal window of w: the next query sees itself and the w − 1 keys before it.
+    if (!cross && options_.pattern == AttentionPattern::sliding_window) keep_last_positions(cache, options_.window - 1);
+    return (*o_proj_)(merge_heads(heads));  // (B, t, C)
 }
 
 MultiHeadAttentionOptions MultiHeadAttention::options_from_config(config::JsonReader& config,

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "layers/attention/attention_choices.h"
+#include "layers/attention/key_value_cache.h"
 #include "layers/attention/masks.h"
 #include "layers/dropout.h"
 #include "layers/linear.h"
@@ -49,16 +50,6 @@ struct MultiHeadAttentionOptions {
 // pattern \"sliding_window\""), or empty when they can.
 std::string attention_options_problem(const MultiHeadAttentionOptions& options);
 
-// What attention keeps between decoding steps (step_cache.h): the keys and values of the positions
-// seen so far, rotary positions already applied. Grouped-query attention keeps only its H_kv heads;
-// a causal sliding window keeps only its last `window` positions, so its memory stays O(window).
-// Cross-attention keeps the keys and values of the encoder output, computed at the first step.
-struct KeyValueCache : StepCache {
-    Tensor keys{}, values{};     // (B, H_kv, L, D)
-    int64_t positions_seen = 0;  // self-attention: the absolute position of the next query
-    std::vector<Tensor*> batch_tensors() override { return {&keys, &values}; }
-};
-
 class MultiHeadAttention : public SequenceLayer {
 public:
     MultiHeadAttention(const MultiHeadAttentionOptions& options, std::shared_ptr<Rng> dropout_rng,
@@ -73,7 +64,8 @@ public:
 
     // Decoding: the new queries x_new (B, t, C) attend to the cached keys and values plus their own
     // (causal self-attention), or to the memory's (cross-attention). Equal to the last t rows of
-    // forward over the whole sequence.
+    // forward over the whole sequence. A self-attention cache holds only H_kv heads, and a causal
+    // sliding window's only its last window − 1 positions, so its memory stays O(window).
     StepMode step_mode() const override { return StepMode::cached; }
     std::unique_ptr<StepCache> make_step_cache() const override { return std::make_unique<KeyValueCache>(); }
     Tensor forward_step(const Tensor& x_new, const SequenceContext& context, StepCache* cache) override;
@@ -97,7 +89,8 @@ private:
                         const SequenceContext& context);
     void check_shapes(const Tensor& x, const Tensor& source) const;
     double temperature(const SequenceContext& context) const;
-    void append_to_cache(KeyValueCache& cache, const Tensor& x_new, Tensor& Q) const;
+    void cache_new_positions(KeyValueCache& cache, const Tensor& x_new, Tensor& Q) const;
+    bool reads_cache_in_place(const SequenceContext& context, const KeyValueCache& cache, int64_t new_positions) const;
     void record(const SequenceContext& context, const Tensor& weights, const Tensor& Q, const Tensor& K) const;
 
     MultiHeadAttentionOptions options_;
