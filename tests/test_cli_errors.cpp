@@ -132,7 +132,7 @@ TEST_CASE("a start that fails before its first checkpoint can be started again i
     CHECK(tf::test::metrics_rows(run + "/metrics.jsonl") == 3);
 }
 
-TEST_CASE("generate with a prompt that fills the model's positions and analyze --input on a reverse run exit 2 saying why",
+TEST_CASE("generate with a prompt that fills the model's positions, a bad top-p or a cache it cannot keep, and analyze --input on a reverse run exit 2 saying why",
           "[integration]") {
     TempDir dir;
     Json lm = valid_config();
@@ -150,6 +150,28 @@ TEST_CASE("generate with a prompt that fills the model's positions and analyze -
     REQUIRE(run_cli({"train", dir / "reverse.json", "--run-dir", dir / "reverse", "--quiet"}).exit_code == 0);
     require_stderr_contains(run_cli({"generate", "--run", dir / "lm", "--prompt", "abcdeabcde"}),
                             {"fills the model's 8 positions", "nothing is left to generate"});
+    for (const char* top_p : {"0", "1.5", "-1"})
+        require_stderr_contains(run_cli({"generate", "--run", dir / "lm", "--prompt", "a", "--top-p", top_p}), {"top_p must be in (0, 1]"});
+    // The same seed samples the same text with the key/value cache and without; --json is one object.
+    const CliResult cached = run_cli({"generate", "--run", dir / "lm", "--prompt", "ba", "--cache", "on", "--seed", "3"});
+    const CliResult rerun = run_cli({"generate", "--run", dir / "lm", "--prompt", "ba", "--cache", "off", "--seed", "3"});
+    const CliResult json = run_cli({"generate", "--run", dir / "lm", "--prompt", "ba", "--seed", "3", "--json"});
+    REQUIRE(json.exit_code == 0);
+    CHECK(cached.exit_code == 0);
+    CHECK(cached.out == rerun.out);
+    CHECK(cached.out.starts_with("ba"));
+    const Json object = Json::parse(json.out);
+    CHECK(object["text"].get<std::string>() + "\n" == cached.out);
+    CHECK(object["cache"] == "auto");
+    // A block without a key/value cache: re-running the prefix unless the cache is asked for.
+    Json conv = lm;
+    conv["model"]["block"] = {{"type", "local_conv_mixer"}, {"kernel_size", 3}};
+    tf::test::write_text(dir / "conv.json", conv.dump());
+    REQUIRE(run_cli({"train", dir / "conv.json", "--run-dir", dir / "conv", "--quiet"}).exit_code == 0);
+    CHECK(run_cli({"generate", "--run", dir / "conv", "--prompt", "ba"}).exit_code == 0);
+    require_stderr_contains(run_cli({"generate", "--run", dir / "conv", "--prompt", "ba", "--cache", "on"}),
+                            {"blocks.layers.0 cannot decode incrementally", "\"auto\""});
+    require_stderr_contains(run_cli({"reconstruct", "--run", dir / "reverse", "--beam", "0"}), {"--beam"});
     require_stderr_contains(run_cli({"analyze", "--run", dir / "reverse", "--input", "abc", "--out", dir / "analysis"}),
                             {"task \"reverse\"", "--input works for autoencode, copy and lm runs"});
 }

@@ -1,7 +1,13 @@
 // `tapeformer reconstruct` (seq2seq: decode inputs, or test examples, and show them beside the
-// target) and `tapeformer generate` (language model: continue a prompt by sampling).
+// target, each as soon as it and those before it are done) and `tapeformer generate` (language
+// model: continue a prompt by sampling, streaming the text as it is drawn).
 #include <algorithm>
+#include <chrono>
 #include <iostream>
+#include <map>
+#include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "train/decoding.h"
@@ -13,12 +19,21 @@ namespace tf::cli {
 namespace {
 
 struct DecodeArguments {
-    std::string run_dir, prompt;
+    std::string run_dir, prompt, cache;  // cache: "" = the run's decode.cache
     std::vector<std::string> inputs;
     int64_t count = 5, beam = 0, max_length = 0, top_k = 0;
-    double temperature = 1.0;
+    double temperature = 1.0, top_p = 1.0;
     uint64_t seed = 1;
+    bool json = false;
 };
+
+// --cache, else the run's decode.cache.
+DecodeCache decode_cache(const train::LoadedRun& run, const DecodeArguments& args) {
+    if (args.cache.empty()) return run.config.decode.cache;
+    for (const auto& [value, name] : kDecodeCacheNames)
+        if (name == args.cache) return value;
+    throw ValueError("--cache: expected auto, on or off, got \"" + args.cache + "\"");
+}
 
 // Tokens to generate: --max-length, else the run's decode.max_length, capped where a transformer
 // runs out of positions (its decoder sees <bos>, any prompt, and every token generated so far).
@@ -28,14 +43,37 @@ int64_t decode_length(const train::LoadedRun& run, const DecodeArguments& args, 
     return std::min(requested, run.config.model.max_length - prompt_length);
 }
 
-// Decodes one batch with greedy or beam search, as the run's decode section (or --beam) says.
-std::vector<std::vector<int64_t>> decode(train::LoadedRun& run, const ModelInput& input, const DecodeArguments& args) {
+// Decodes one batch with greedy or beam search, as the run's decode section (or --beam) says,
+// handing each item to on_item as soon as it is done.
+std::vector<std::vector<int64_t>> decode(train::LoadedRun& run, const ModelInput& input, const DecodeArguments& args,
+                                         const train::ItemDecoded& on_item) {
     train::DecodeOptions options;
     options.max_length = decode_length(run, args, 0);
+    options.cache = decode_cache(run, args);
     const int64_t beam = args.beam > 0 ? args.beam : run.config.decode.beam_size;
-    if (beam <= 1) return train::greedy_decode(*run.model, input, options);
-    return train::beam_search(*run.model, input, options, {beam, run.config.decode.length_penalty});
+    if (beam <= 1) return train::greedy_decode(*run.model, input, options, on_item);
+    return train::beam_search(*run.model, input, options, {beam, run.config.decode.length_penalty}, on_item);
 }
+
+// Prints decoded items in input order as soon as every earlier one is done: items finish out of
+// order in a batch, and a reader wants the first result while the rest still decode.
+class InOrderPrinter {
+public:
+    using Print = std::function<void(int64_t item, const std::vector<int64_t>& tokens)>;
+    explicit InOrderPrinter(Print print) : print_(std::move(print)) {}
+    void done(int64_t item, const std::vector<int64_t>& tokens) {
+        waiting_[item] = tokens;
+        for (auto next = waiting_.find(next_); next != waiting_.end(); next = waiting_.find(next_)) {
+            print_(next_++, next->second);
+            waiting_.erase(next);
+        }
+    }
+
+private:
+    Print print_;
+    int64_t next_ = 0;
+    std::map<int64_t, std::vector<int64_t>> waiting_;
+};
 
 int run_reconstruct(const DecodeArguments& args) {
     train::LoadedRun run = train::load_run(args.run_dir);
@@ -50,34 +88,77 @@ int run_reconstruct(const DecodeArguments& args) {
     std::vector<int64_t> all(examples.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
     const train::Batch batch = train::make_batch(examples, all, false);
-    const auto outputs = decode(run, train::to_model_input(batch), args);
     int64_t exact = 0;
-    for (std::size_t i = 0; i < examples.size(); ++i) {
-        std::cout << "input:  " << tokenizer.decode(examples[i].src) << "\n";
-        if (!examples[i].tgt.empty()) {
-            std::cout << "target: " << tokenizer.decode(examples[i].tgt) << "\n";
-            exact += outputs[i] == examples[i].tgt;
+    InOrderPrinter printer([&](int64_t item, const std::vector<int64_t>& output) {
+        const train::Example& example = examples[static_cast<std::size_t>(item)];
+        std::cout << "input:  " << tokenizer.decode(example.src) << "\n";
+        if (!example.tgt.empty()) {
+            std::cout << "target: " << tokenizer.decode(example.tgt) << "\n";
+            exact += output == example.tgt;
         }
-        std::cout << "output: " << tokenizer.decode(outputs[i]) << "\n\n";
-    }
+        std::cout << "output: " << tokenizer.decode(output) << "\n" << std::endl;
+    });
+    decode(run, train::to_model_input(batch), args, [&](int64_t item, const std::vector<int64_t>& tokens) { printer.done(item, tokens); });
     if (args.inputs.empty()) std::cout << exact << " of " << examples.size() << " reconstructed exactly\n";
     return 0;
 }
 
+// Streams the text of prompt + generated tokens: each token's new characters as it is drawn
+// (the text decoded so far, less what was already printed, so word tokens keep their spaces).
+class TextStream {
+public:
+    TextStream(const train::Tokenizer& tokenizer, std::vector<int64_t> tokens) : tokenizer_(tokenizer), tokens_(std::move(tokens)) {
+        write();
+    }
+    void add(int64_t token) {
+        tokens_.push_back(token);
+        write();
+    }
+
+private:
+    void write() {
+        const std::string text = tokenizer_.decode(tokens_);
+        if (text.size() > printed_ && text.compare(0, printed_, shown_) == 0) std::cout << text.substr(printed_) << std::flush;
+        shown_ = text, printed_ = text.size();
+    }
+    const train::Tokenizer& tokenizer_;
+    std::vector<int64_t> tokens_;
+    std::string shown_;
+    std::size_t printed_ = 0;
+};
+
 int run_generate(const DecodeArguments& args) {
     train::LoadedRun run = train::load_run(args.run_dir);
     if (!run.dataset.is_lm()) throw ConfigError("generate: " + args.run_dir + " is a sequence-to-sequence model; use `tapeformer reconstruct`");
+    const train::SampleOptions sample{args.temperature, args.top_k, args.top_p};
+    if (const std::string problem = train::sample_options_problem(sample); !problem.empty()) throw ValueError("generate: " + problem);
     const std::vector<int64_t> prompt = run.dataset.tokenizer.encode(args.prompt);
     train::DecodeOptions options;
     options.max_length = decode_length(run, args, static_cast<int64_t>(prompt.size()));
+    options.cache = decode_cache(run, args);
     if (options.max_length < 1)
         throw ValueError("generate: the prompt is " + std::to_string(prompt.size()) + " tokens and, with <bos>, fills the model's " +
                          std::to_string(run.config.model.max_length) + " positions (model.max_length): nothing is left to generate");
     Rng rng(args.seed);
-    const auto generated = train::sample_continuation(*run.model, prompt, options, {args.temperature, args.top_k}, rng);
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<TextStream> stream;
+    if (!args.json) stream.emplace(run.dataset.tokenizer, prompt);
+    const auto generated = train::sample_continuation(*run.model, prompt, options, sample, rng, [&](int64_t token) {
+        if (stream) stream->add(token);
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!args.json) {
+        std::cout << "\n";
+        return 0;
+    }
     std::vector<int64_t> all = prompt;
     all.insert(all.end(), generated.begin(), generated.end());
-    std::cout << run.dataset.tokenizer.decode(all) << "\n";
+    const nlohmann::json result = {{"prompt", args.prompt}, {"text", run.dataset.tokenizer.decode(all)},
+                                   {"generated", run.dataset.tokenizer.decode(generated)},
+                                   {"generated_tokens", generated.size()}, {"seconds", seconds},
+                                   {"tokens_per_s", seconds > 0 ? double(generated.size()) / seconds : 0.0},
+                                   {"cache", name_of(options.cache)}, {"seed", args.seed}};
+    std::cout << result.dump() << "\n";
     return 0;
 }
 
@@ -91,6 +172,8 @@ void add_decode_commands(CLI::App& app, int& exit_code) {
     reconstruct->add_option("--count", args->count, "how many test examples")->check(CLI::PositiveNumber);
     reconstruct->add_option("--beam", args->beam, "beam size (default: the run's decode.beam_size)")->check(CLI::PositiveNumber);
     reconstruct->add_option("--max-length", args->max_length, "tokens to generate at most")->check(CLI::PositiveNumber);
+    reconstruct->add_option("--cache", args->cache, "key/value cache: auto, on or off (default: the run's decode.cache)")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
     reconstruct->footer("Examples:\n  tapeformer reconstruct --run runs/default\n"
                         "  tapeformer reconstruct --run runs/poetry_gru --input \"the woods are lovely, dark and deep\"");
     reconstruct->callback([args, &exit_code] { exit_code = run_reconstruct(*args); });
@@ -100,9 +183,14 @@ void add_decode_commands(CLI::App& app, int& exit_code) {
     generate->add_option("--prompt", args->prompt, "the text to continue");
     generate->add_option("--temperature", args->temperature, "sampling temperature τ > 0")->check(CLI::PositiveNumber);
     generate->add_option("--top-k", args->top_k, "sample among the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
+    generate->add_option("--top-p", args->top_p, "sample among the most likely tokens whose probabilities first reach p, in (0, 1]");
     generate->add_option("--max-length", args->max_length, "tokens to generate at most")->check(CLI::PositiveNumber);
     generate->add_option("--seed", args->seed, "sampling seed");
-    generate->footer("Example:\n  tapeformer generate --run runs/char_lm --prompt \"The sea\" --temperature 0.8 --top-k 10");
+    generate->add_option("--cache", args->cache, "key/value cache: auto, on or off (default: the run's decode.cache)")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
+    generate->add_flag("--json", args->json, "print one JSON object at the end instead of streaming the text");
+    generate->footer("Examples:\n  tapeformer generate --run runs/char_lm --prompt \"The sea\" --temperature 0.8 --top-k 10\n"
+                     "  tapeformer generate --run runs/char_lm --prompt \"The sea\" --top-p 0.9 --json");
     generate->callback([args, &exit_code] { exit_code = run_generate(*args); });
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "config/json_reader.h"
+#include "models/model.h"
 
 namespace tf::train {
 
@@ -32,6 +33,7 @@ struct DecodeConfig {
     int64_t max_length = 128;
     int64_t beam_size = 1;  // 1 = greedy
     double length_penalty = 0.6;
+    DecodeCache cache = DecodeCache::automatic;  // "auto", "on" or "off" (models/model.h)
 };
 
 TrainConfig read_train_config(config::JsonReader& section);
