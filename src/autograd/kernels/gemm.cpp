@@ -78,11 +78,34 @@ void reference_loop(const T* A, const T* B, T* C, const GemmShape& s) {
     }
 }
 
-// Same sum, arranged for the cache: copy row i of op(A) into a_row (K), then either
+// Same sum, arranged for the cache: row i of op(A) as a contiguous a_row (K; copied only when A is
+// transposed), then either
 //   c_i += Σ_k a_row[k] · B_b[k, :]        (B not transposed: whole rows of B, contiguous)
-//   c_i[j] += a_row · B_b[j, :]            (B stored N×K: row j of B is column j of op(B))
+//   c_i[j] += a_row · B_b[j, :]            (B stored N×K: row j of B is column j of op(B)), four
+//                                          columns at a time so each a_row[k] is loaded once for four
 // Rows (b, i) are independent, so threads may split them.
 enum class RowThreads { shared_when_worth_it, this_thread_only };
+
+template <typename T>
+void dot_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K) {
+    int64_t j = 0;
+    for (; j + 4 <= N; j += 4) {
+        const T *b0 = B_b + j * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+        T d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+#pragma omp simd reduction(+ : d0, d1, d2, d3)   // lets the compiler reorder the sums into vector lanes
+        for (int64_t k = 0; k < K; ++k) {
+            d0 += a_row[k] * b0[k], d1 += a_row[k] * b1[k];
+            d2 += a_row[k] * b2[k], d3 += a_row[k] * b3[k];
+        }
+        c_i[j] += d0, c_i[j + 1] += d1, c_i[j + 2] += d2, c_i[j + 3] += d3;
+    }
+    for (; j < N; ++j) {
+        T dot = 0;
+#pragma omp simd reduction(+ : dot)
+        for (int64_t k = 0; k < K; ++k) dot += a_row[k] * B_b[j * K + k];
+        c_i[j] += dot;
+    }
+}
 
 template <typename T>
 void row_loop(const T* A, const T* B, T* C, const GemmShape& s, RowThreads threads) {
@@ -91,24 +114,24 @@ void row_loop(const T* A, const T* B, T* C, const GemmShape& s, RowThreads threa
     const bool worth_threads = threads == RowThreads::shared_when_worth_it && s.batch * s.M * s.N * s.K > 32 * 1024;
 #pragma omp parallel if (worth_threads)
     {
-        std::vector<T> a_row(s.K);   // (K) row i of op(A_b)
+        std::vector<T> transposed_row(s.trans_a ? s.K : 0);   // (K) row i of op(A_b) when A is stored K×M
 #pragma omp for collapse(2) schedule(static)
         for (int64_t b = 0; b < s.batch; ++b)
             for (int64_t i = 0; i < s.M; ++i) {
                 const T* A_b = A + b * s.batch_stride_a;
                 const T* B_b = B + b * s.batch_stride_b;
                 T* c_i = C + b * s.batch_stride_c + i * s.N;   // (N) row i of C_b
-                for (int64_t k = 0; k < s.K; ++k) a_row[k] = s.trans_a ? A_b[k * s.M + i] : A_b[i * s.K + k];
+                const T* a_row = A_b + i * s.K;
+                if (s.trans_a) {
+                    for (int64_t k = 0; k < s.K; ++k) transposed_row[k] = A_b[k * s.M + i];
+                    a_row = transposed_row.data();
+                }
                 if (!s.accumulate) std::fill_n(c_i, s.N, T(0));
                 if (s.trans_b) {
-                    for (int64_t j = 0; j < s.N; ++j) {
-                        T dot = 0;
-#pragma omp simd reduction(+ : dot)   // lets the compiler reorder the sum into vector lanes
-                        for (int64_t k = 0; k < s.K; ++k) dot += a_row[k] * B_b[j * s.K + k];
-                        c_i[j] += dot;
-                    }
+                    dot_rows_of_B(a_row, B_b, c_i, s.N, s.K);
                 } else {
                     for (int64_t k = 0; k < s.K; ++k)
+#pragma omp simd
                         for (int64_t j = 0; j < s.N; ++j) c_i[j] += a_row[k] * B_b[k * s.N + j];
                 }
             }
