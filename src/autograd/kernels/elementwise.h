@@ -22,8 +22,7 @@ Tensor map(const Tensor& x, ReferenceFn reference_fn, FastFn fast_fn) {
         if (use_reference()) {
             for (int64_t i = 0; i < n; ++i) result[i] = static_cast<T>(reference_fn(in[i]));
         } else {
-#pragma omp parallel for if (n > kParallelGrain) schedule(static)
-            for (int64_t i = 0; i < n; ++i) result[i] = static_cast<T>(fast_fn(in[i]));
+            parallel_for(n, n > kParallelGrain, [&](int64_t i) { result[i] = static_cast<T>(fast_fn(in[i])); });
         }
     });
     return out;
@@ -85,8 +84,7 @@ void zip_fast(const T* a, const std::vector<int64_t>& a_strides, const T* b,
               const std::vector<int64_t>& b_strides, T* out, const Shape& out_shape, bool same_shape, Fn fn) {
     const int64_t n = numel(out_shape);
     if (same_shape) {
-#pragma omp parallel for if (n > kParallelGrain) schedule(static)
-        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(fn(a[i], b[i]));
+        parallel_for(n, n > kParallelGrain, [&](int64_t i) { out[i] = static_cast<T>(fn(a[i], b[i])); });
         return;
     }
     const int64_t rank = static_cast<int64_t>(out_shape.size());
@@ -94,8 +92,7 @@ void zip_fast(const T* a, const std::vector<int64_t>& a_strides, const T* b,
     const int64_t rows = cols ? n / cols : 0;
     const int64_t a_col_stride = rank ? a_strides[rank - 1] : 0;
     const int64_t b_col_stride = rank ? b_strides[rank - 1] : 0;
-#pragma omp parallel for if (n > kParallelGrain) schedule(static)
-    for (int64_t row = 0; row < rows; ++row) {
+    parallel_for(rows, n > kParallelGrain, [&](int64_t row) {
         int64_t remaining = row, a_offset = 0, b_offset = 0;
         for (int64_t axis = rank - 2; axis >= 0; --axis) {
             const int64_t index = remaining % out_shape[axis];
@@ -104,7 +101,7 @@ void zip_fast(const T* a, const std::vector<int64_t>& a_strides, const T* b,
             b_offset += index * b_strides[axis];
         }
         zip_row(a + a_offset, a_col_stride, b + b_offset, b_col_stride, out + row * cols, cols, fn);
-    }
+    });
 }
 
 // out = fn(a, b) elementwise, broadcasting a and b to a common shape; the reference path applies
@@ -149,8 +146,7 @@ inline void add_into(Tensor& acc, const Tensor& x) {
         T* out = acc.data<T>();
         const T* in = x.data<T>();
         const int64_t n = acc.numel();
-#pragma omp parallel for if (!use_reference() && n > kParallelGrain) schedule(static)
-        for (int64_t i = 0; i < n; ++i) out[i] += in[i];
+        parallel_for(n, !use_reference() && n > kParallelGrain, [&](int64_t i) { out[i] += in[i]; });
     });
 }
 

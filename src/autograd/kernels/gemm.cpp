@@ -111,30 +111,38 @@ template <typename T>
 void row_loop(const T* A, const T* B, T* C, const GemmShape& s, RowThreads threads) {
     check_shape(s);
     if (handle_empty(C, s)) return;
+    // Row i of C_b; `transposed_row` (K) holds row i of op(A_b) when A is stored K×M.
+    const auto compute_row = [&](std::vector<T>& transposed_row, int64_t b, int64_t i) {
+        const T* A_b = A + b * s.batch_stride_a;
+        const T* B_b = B + b * s.batch_stride_b;
+        T* c_i = C + b * s.batch_stride_c + i * s.N;   // (N) row i of C_b
+        const T* a_row = A_b + i * s.K;
+        if (s.trans_a) {
+            for (int64_t k = 0; k < s.K; ++k) transposed_row[k] = A_b[k * s.M + i];
+            a_row = transposed_row.data();
+        }
+        if (!s.accumulate) std::fill_n(c_i, s.N, T(0));
+        if (s.trans_b) {
+            dot_rows_of_B(a_row, B_b, c_i, s.N, s.K);
+        } else {
+            for (int64_t k = 0; k < s.K; ++k)
+#pragma omp simd
+                for (int64_t j = 0; j < s.N; ++j) c_i[j] += a_row[k] * B_b[k * s.N + j];
+        }
+    };
     const bool worth_threads = threads == RowThreads::shared_when_worth_it && s.batch * s.M * s.N * s.K > 32 * 1024;
-#pragma omp parallel if (worth_threads)
+    if (!worth_threads) {  // no OpenMP region at all: a decoding step's products are this small
+        std::vector<T> transposed_row(s.trans_a ? s.K : 0);
+        for (int64_t b = 0; b < s.batch; ++b)
+            for (int64_t i = 0; i < s.M; ++i) compute_row(transposed_row, b, i);
+        return;
+    }
+#pragma omp parallel
     {
-        std::vector<T> transposed_row(s.trans_a ? s.K : 0);   // (K) row i of op(A_b) when A is stored K×M
+        std::vector<T> transposed_row(s.trans_a ? s.K : 0);
 #pragma omp for collapse(2) schedule(static)
         for (int64_t b = 0; b < s.batch; ++b)
-            for (int64_t i = 0; i < s.M; ++i) {
-                const T* A_b = A + b * s.batch_stride_a;
-                const T* B_b = B + b * s.batch_stride_b;
-                T* c_i = C + b * s.batch_stride_c + i * s.N;   // (N) row i of C_b
-                const T* a_row = A_b + i * s.K;
-                if (s.trans_a) {
-                    for (int64_t k = 0; k < s.K; ++k) transposed_row[k] = A_b[k * s.M + i];
-                    a_row = transposed_row.data();
-                }
-                if (!s.accumulate) std::fill_n(c_i, s.N, T(0));
-                if (s.trans_b) {
-                    dot_rows_of_B(a_row, B_b, c_i, s.N, s.K);
-                } else {
-                    for (int64_t k = 0; k < s.K; ++k)
-#pragma omp simd
-                        for (int64_t j = 0; j < s.N; ++j) c_i[j] += a_row[k] * B_b[k * s.N + j];
-                }
-            }
+            for (int64_t i = 0; i < s.M; ++i) compute_row(transposed_row, b, i);
     }
 }
 

@@ -15,8 +15,7 @@ template <class T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t rows,
                         int64_t cols, double eps) {
     const bool parallel = !use_reference() && rows * cols > kParallelGrain;
-#pragma omp parallel for if (parallel) schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
+    parallel_for(rows, parallel, [&](int64_t r) {
         const T* x_row = x + r * cols;
         double total = 0;  // accumulate the statistics in double: cheap, and exact enough for f32 inputs
         // omp simd: lets the compiler split each sum over vector lanes (an order IEEE rules forbid it to pick)
@@ -31,7 +30,7 @@ void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean
         rstd[r] = static_cast<T>(row_rstd);
         for (int64_t j = 0; j < cols; ++j)
             y[r * cols + j] = static_cast<T>((x_row[j] - row_mean) * row_rstd) * gamma[j] + beta[j];
-    }
+    });
 }
 
 template <class T>

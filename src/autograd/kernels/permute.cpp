@@ -16,15 +16,14 @@ void permute_rows(const T* x, T* out, const Shape& out_shape, const std::vector<
     const int64_t col_stride = reference || rank == 0 ? 0 : source_strides[rank - 1];
     const int64_t row_axes = reference ? rank : rank - 1;  // axes walked per row
     const int64_t rows = cols ? n / cols : 0;
-#pragma omp parallel for if (!reference && n > kParallelGrain) schedule(static)
-    for (int64_t row = 0; row < rows; ++row) {
+    parallel_for(rows, !reference && n > kParallelGrain, [&](int64_t row) {
         int64_t remaining = row, source = 0;
         for (int64_t axis = row_axes - 1; axis >= 0; --axis) {
             source += (remaining % out_shape[axis]) * source_strides[axis];
             remaining /= out_shape[axis];
         }
         for (int64_t col = 0; col < cols; ++col) out[row * cols + col] = x[source + col * col_stride];
-    }
+    });
 }
 }  // namespace
 

@@ -24,8 +24,7 @@ void sum_axis(const T* x, T* out, const AxisView& view) {
     // Split the (outer × inner-block) grid over threads; each block accumulates rows in order.
     constexpr int64_t kBlock = 256;
     const int64_t blocks = (inner + kBlock - 1) / kBlock;
-#pragma omp parallel for if (outer * n * inner > kParallelGrain) schedule(static)
-    for (int64_t task = 0; task < outer * blocks; ++task) {
+    parallel_for(outer * blocks, outer * n * inner > kParallelGrain, [&](int64_t task) {
         const int64_t o = task / blocks;
         const int64_t begin = (task % blocks) * kBlock;
         const int64_t end = std::min(inner, begin + kBlock);
@@ -35,22 +34,21 @@ void sum_axis(const T* x, T* out, const AxisView& view) {
             const T* x_row = x + (o * n + k) * inner;
             for (int64_t i = begin; i < end; ++i) out_row[i] += x_row[i];
         }
-    }
+    });
 }
 
 template <class T>
 void max_axis(const T* x, T* out, int64_t* argmax, const AxisView& view) {
     const int64_t outer = view.outer, n = view.n, inner = view.inner;
     const bool parallel = !use_reference() && outer * n * inner > kParallelGrain;
-#pragma omp parallel for if (parallel) schedule(static)
-    for (int64_t task = 0; task < outer * inner; ++task) {
+    parallel_for(outer * inner, parallel, [&](int64_t task) {
         const int64_t o = task / inner, i = task % inner;
         int64_t best = 0;
         for (int64_t k = 1; k < n; ++k)
             if (x[(o * n + k) * inner + i] > x[(o * n + best) * inner + i]) best = k;
         out[task] = x[(o * n + best) * inner + i];
         argmax[task] = best;
-    }
+    });
 }
 
 template void sum_axis<float>(const float*, float*, const AxisView&);

@@ -15,9 +15,7 @@ namespace {
 // Calls row_fn(r) for every row, on threads when the work is large enough.
 template <class RowFn>
 void for_each_row(int64_t rows, int64_t cols, RowFn row_fn) {
-    const bool parallel = !use_reference() && rows * cols > kParallelGrain;
-#pragma omp parallel for if (parallel) schedule(static)
-    for (int64_t r = 0; r < rows; ++r) row_fn(r);
+    parallel_for(rows, !use_reference() && rows * cols > kParallelGrain, row_fn);
 }
 
 // y_j = exp(x_j − m) / Σ_k exp(x_k − m), m = max_k x_k (subtracting m keeps exp from overflowing).

@@ -7,6 +7,8 @@
 #include <limits>
 
 #include "autograd/error.h"
+#include "autograd/kernels/mode.h"
+#include "autograd/kernels/vector_math.h"
 #include "autograd/ops.h"
 
 namespace tf {
@@ -42,39 +44,58 @@ Tensor filled(const Tensor& buffer, int64_t length) {
     return buffer.size(2) == length ? buffer : slice(buffer, 2, 0, length);
 }
 
+// s_j = q·k_j / τ for the `visible` keys of one (batch, head), four keys at a time so each q[d] is
+// loaded once for four dot products.
+template <typename T>
+void scores(const T* q, const T* k, T* s, int64_t visible, int64_t D, T inverse_tau) {
+    int64_t j = 0;
+    for (; j + 4 <= visible; j += 4) {
+        const T *k0 = k + j * D, *k1 = k0 + D, *k2 = k1 + D, *k3 = k2 + D;
+        T d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+#pragma omp simd reduction(+ : d0, d1, d2, d3)
+        for (int64_t d = 0; d < D; ++d) d0 += q[d] * k0[d], d1 += q[d] * k1[d], d2 += q[d] * k2[d], d3 += q[d] * k3[d];
+        s[j] = d0 * inverse_tau, s[j + 1] = d1 * inverse_tau, s[j + 2] = d2 * inverse_tau, s[j + 3] = d3 * inverse_tau;
+    }
+    for (; j < visible; ++j) {
+        T dot = 0;
+#pragma omp simd reduction(+ : dot)
+        for (int64_t d = 0; d < D; ++d) dot += q[d] * k[j * D + d];
+        s[j] = dot * inverse_tau;
+    }
+}
+
+// One (batch, head) pair per task; long caches share the pairs among the threads (their keys and
+// values are streamed from memory, which two cores read faster than one).
 template <typename T>
 void attend(const T* q, const T* k, const T* v, T* out, const Shape& q_shape, int64_t kv_heads, int64_t capacity,
             int64_t length, double tau) {
     const int64_t B = q_shape[0], H = q_shape[1], t = q_shape[2], D = q_shape[3];
-    std::vector<T> weights(static_cast<std::size_t>(length));
-    for (int64_t b = 0; b < B; ++b)
-        for (int64_t h = 0; h < H; ++h) {
-            const int64_t g = h * kv_heads / H;
-            const T* k_bg = k + (b * kv_heads + g) * capacity * D;
-            const T* v_bg = v + (b * kv_heads + g) * capacity * D;
-            for (int64_t i = 0; i < t; ++i) {
-                const T* q_i = q + ((b * H + h) * t + i) * D;
-                T* out_i = out + ((b * H + h) * t + i) * D;
-                const int64_t visible = i + length - t + 1;  // keys j ≤ i + length − t
-                // s_j = q·k_j / τ, then p_j = exp(s_j − max s) / Σ
-                T largest = -std::numeric_limits<T>::infinity();
-                for (int64_t j = 0; j < visible; ++j) {
-                    T dot = 0;
-#pragma omp simd reduction(+ : dot)
-                    for (int64_t d = 0; d < D; ++d) dot += q_i[d] * k_bg[j * D + d];
-                    weights[j] = dot / static_cast<T>(tau);
-                    largest = std::max(largest, weights[j]);
-                }
-                T total = 0;
-                for (int64_t j = 0; j < visible; ++j) total += weights[j] = std::exp(weights[j] - largest);
-                std::fill_n(out_i, D, T(0));
-                for (int64_t j = 0; j < visible; ++j) {
-                    const T p = weights[j] / total;
+    const bool parallel = B * H > 1 && B * H * t * length * D > 4 * kernels::kParallelGrain;
+    kernels::parallel_for(B * H, parallel, [&](int64_t pair) {
+        const int64_t b = pair / H, h = pair % H, g = h * kv_heads / H;
+        const T* k_bg = k + (b * kv_heads + g) * capacity * D;
+        const T* v_bg = v + (b * kv_heads + g) * capacity * D;
+        std::vector<T> weights(static_cast<std::size_t>(length));
+        for (int64_t i = 0; i < t; ++i) {
+            const T* q_i = q + (pair * t + i) * D;
+            T* out_i = out + (pair * t + i) * D;
+            const int64_t visible = i + length - t + 1;  // keys j ≤ i + length − t
+            // p_j = exp(s_j − max s) / Σ exp(s − max s)
+            T* w = weights.data();
+            scores(q_i, k_bg, w, visible, D, static_cast<T>(1.0 / tau));
+            T largest = -std::numeric_limits<T>::infinity();
+            for (int64_t j = 0; j < visible; ++j) largest = std::max(largest, w[j]);
+            T total = 0;
+#pragma omp simd reduction(+ : total)
+            for (int64_t j = 0; j < visible; ++j) total += w[j] = kernels::vector_exp(w[j] - largest);
+            std::fill_n(out_i, D, T(0));
+            for (int64_t j = 0; j < visible; ++j) {
+                const T p = w[j] / total;
 #pragma omp simd
-                    for (int64_t d = 0; d < D; ++d) out_i[d] += p * v_bg[j * D + d];
-                }
+                for (int64_t d = 0; d < D; ++d) out_i[d] += p * v_bg[j * D + d];
             }
         }
+    });
 }
 
 }  // namespace
