@@ -76,8 +76,9 @@ std::string table_row(const TrainingThroughput& r) {
 
 std::string table_row(const DecodingThroughput& r) {
     const char* cache = r.cache == DecodeCache::off ? "no cache" : "key/value cache";
-    return format("greedy decoding %s (batch 1, source %ld, %ld tokens, %s): %.1f ms (%.1f-%.1f) per sequence, "
-                  "%.0f tokens/s, state %.2f MiB", r.workload.c_str(), long(r.source_length), long(r.generated), cache,
+    const std::string source = r.source_length > 0 ? "source " + std::to_string(r.source_length) : "no source";
+    return format("greedy decoding %s (batch 1, %s, %ld tokens, %s): %.1f ms (%.1f-%.1f) per sequence, "
+                  "%.0f tokens/s, state %.2f MiB", r.workload.c_str(), source.c_str(), long(r.generated), cache,
                   r.run.median * 1e3, r.run.min * 1e3, r.run.max * 1e3, r.tokens_per_second, r.state_bytes / kMiB);
 }
 
@@ -111,7 +112,7 @@ std::vector<std::string> write_scaling_report(const std::string& dir, const std:
 std::vector<std::string> write_generation_report(const std::string& dir, const std::vector<DecodingThroughput>& results) {
     make_directories(dir);
     std::string csv = "workload,cache,generated,seconds_median,tokens_per_s,state_bytes\n";
-    svg::LinePlot plot{"Greedy generation, batch 1: the cache grows linearly, re-running the prefix quadratically",
+    svg::LinePlot plot{"Greedy generation, batch 1: with the key/value cache and re-running the prefix",
                        "generated tokens", "seconds per sequence (log)", {}, true};
     std::map<std::string, svg::Series> by_cache;
     for (const DecodingThroughput& d : results) {

@@ -194,7 +194,7 @@ DecodingThroughput measure_decoding(const Workload& workload, int64_t generated,
     }
     DecodingThroughput result;
     result.workload = workload.name;
-    result.source_length = workload.length, result.generated = generated;
+    result.source_length = workload.model.is_language_model() ? 0 : workload.length, result.generated = generated;
     result.threads = kernels::num_threads();
     result.cache = cache, result.state_bytes = state_bytes;
     result.run = timing_stats(times);
