@@ -131,3 +131,23 @@ TEST_CASE("write_scaling_report writes the CSV, the JSON and two well-formed SVG
         CHECK(svg.find(">plain<") != std::string::npos);
     }
 }
+
+TEST_CASE("write_generation_report writes the CSV and one well-formed SVG with both curves", "[unit]") {
+    const test::TempDir temp("tapeformer-generation");
+    const auto row = [](DecodeCache cache, int64_t tokens, double seconds, int64_t bytes) {
+        analysis::DecodingThroughput d;
+        d.workload = "W4", d.cache = cache, d.generated = tokens, d.state_bytes = bytes;
+        d.run = {seconds, seconds, seconds};
+        d.tokens_per_second = double(tokens) / seconds;
+        return d;
+    };
+    const std::vector<std::string> paths = analysis::write_generation_report(
+        temp / "bench", {row(DecodeCache::automatic, 128, 0.5, 4096), row(DecodeCache::off, 128, 2.0, 0)});
+    REQUIRE(paths.size() == 2);
+    CHECK(read_file(paths[0]) == "workload,cache,generated,seconds_median,tokens_per_s,state_bytes\n"
+                                 "W4,auto,128,0.500000,256.0,4096\nW4,off,128,2.000000,64.0,0\n");
+    const std::string svg = read_file(paths[1]);
+    CHECK(test::xml_problem(svg).empty());
+    CHECK(svg.find(">key/value cache<") != std::string::npos);
+    CHECK(svg.find(">re-run the prefix<") != std::string::npos);
+}
