@@ -12,9 +12,13 @@ tf_build "$TF_ROOT/build"
 
 cd "$TF_ROOT"
 run_dir=runs/demo
+# TF_DEMO_STEPS: the steps each model trains (default 300); scripts/check-fresh.sh, which only needs
+# to see the command work on a fresh system, passes fewer.
+steps=${TF_DEMO_STEPS:-300}
+[[ $steps =~ ^[1-9][0-9]*$ ]] || { echo "demo.sh: TF_DEMO_STEPS must be a positive whole number, got '$steps'" >&2; exit 2; }
 echo
-echo "==> tapeformer compare configs/compare_poetry.json (demo budget: 1 seed, 300 steps each)"
-build/tapeformer compare configs/compare_poetry.json --set seeds=[1] --set train.max_steps=300 --run-dir "$run_dir"
+echo "==> tapeformer compare configs/compare_poetry.json (demo budget: 1 seed, $steps steps each)"
+build/tapeformer compare configs/compare_poetry.json --set seeds=[1] --set "train.max_steps=$steps" --run-dir "$run_dir"
 echo
 echo "==> reconstructions by the GRU with attention:"
 build/tapeformer reconstruct --run "$run_dir/runs/gru_attention-seed1" --count 3
