@@ -30,8 +30,7 @@ struct DecodeArguments {
 // --cache, else the run's decode.cache.
 DecodeCache decode_cache(const train::LoadedRun& run, const DecodeArguments& args) {
     if (args.cache.empty()) return run.config.decode.cache;
-    for (const auto& [value, name] : kDecodeCacheNames)
-        if (name == args.cache) return value;
+    if (const std::optional<DecodeCache> cache = enum_from_name<DecodeCache>(args.cache)) return *cache;
     throw ValueError("--cache: expected auto, on or off, got \"" + args.cache + "\"");
 }
 
@@ -173,7 +172,7 @@ void add_decode_commands(CLI::App& app, int& exit_code) {
     reconstruct->add_option("--beam", args->beam, "beam size (default: the run's decode.beam_size)")->check(CLI::PositiveNumber);
     reconstruct->add_option("--max-length", args->max_length, "tokens to generate at most")->check(CLI::PositiveNumber);
     reconstruct->add_option("--cache", args->cache, "key/value cache: auto, on or off (default: the run's decode.cache)")
-        ->check(CLI::IsMember({"auto", "on", "off"}));
+        ->check(CLI::IsMember(enum_name_list<DecodeCache>()));
     reconstruct->footer("Examples:\n  tapeformer reconstruct --run runs/default\n"
                         "  tapeformer reconstruct --run runs/poetry_gru --input \"the woods are lovely, dark and deep\"");
     reconstruct->callback([args, &exit_code] { exit_code = run_reconstruct(*args); });
@@ -187,7 +186,7 @@ void add_decode_commands(CLI::App& app, int& exit_code) {
     generate->add_option("--max-length", args->max_length, "tokens to generate at most")->check(CLI::PositiveNumber);
     generate->add_option("--seed", args->seed, "sampling seed");
     generate->add_option("--cache", args->cache, "key/value cache: auto, on or off (default: the run's decode.cache)")
-        ->check(CLI::IsMember({"auto", "on", "off"}));
+        ->check(CLI::IsMember(enum_name_list<DecodeCache>()));
     generate->add_flag("--json", args->json, "print one JSON object at the end instead of streaming the text");
     generate->footer("Examples:\n  tapeformer generate --run runs/char_lm --prompt \"The sea\" --temperature 0.8 --top-k 10\n"
                      "  tapeformer generate --run runs/char_lm --prompt \"The sea\" --top-p 0.9 --json");
