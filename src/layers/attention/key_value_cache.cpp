@@ -75,7 +75,8 @@ void attend(const T* q, const T* k, const T* v, T* out, const Shape& q_shape, in
         const int64_t b = pair / H, h = pair % H, g = h * kv_heads / H;
         const T* k_bg = k + (b * kv_heads + g) * capacity * D;
         const T* v_bg = v + (b * kv_heads + g) * capacity * D;
-        std::vector<T> weights(static_cast<std::size_t>(length));
+        thread_local std::vector<T> weights;  // the scores, then the weights: one buffer per thread, reused
+        weights.resize(static_cast<std::size_t>(length));
         for (int64_t i = 0; i < t; ++i) {
             const T* q_i = q + (pair * t + i) * D;
             T* out_i = out + (pair * t + i) * D;
