@@ -117,20 +117,18 @@ public:
 private:
     void write() {
         const std::string text = tokenizer_.decode(tokens_);
-        if (text.size() > printed_ && text.compare(0, printed_, shown_) == 0) std::cout << text.substr(printed_) << std::flush;
-        shown_ = text, printed_ = text.size();
+        if (text.starts_with(shown_)) std::cout << text.substr(shown_.size()) << std::flush;
+        shown_ = text;
     }
     const train::Tokenizer& tokenizer_;
     std::vector<int64_t> tokens_;
-    std::string shown_;
-    std::size_t printed_ = 0;
+    std::string shown_;  // what the terminal shows so far
 };
 
 int run_generate(const DecodeArguments& args) {
     train::LoadedRun run = train::load_run(args.run_dir);
     if (!run.dataset.is_lm()) throw ConfigError("generate: " + args.run_dir + " is a sequence-to-sequence model; use `tapeformer reconstruct`");
     const train::SampleOptions sample{args.temperature, args.top_k, args.top_p};
-    if (const std::string problem = train::sample_options_problem(sample); !problem.empty()) throw ValueError("generate: " + problem);
     const std::vector<int64_t> prompt = run.dataset.tokenizer.encode(args.prompt);
     train::DecodeOptions options;
     options.max_length = decode_length(run, args, static_cast<int64_t>(prompt.size()));

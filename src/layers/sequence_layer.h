@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "autograd/error.h"
-
 #include "autograd/numerics.h"
 #include "layers/forward_observer.h"
 #include "layers/module.h"

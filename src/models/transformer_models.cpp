@@ -46,6 +46,17 @@ Tensor last_position(const Tensor& x) {
     return reshape(slice(x, 1, t - 1, t), {x.size(0), x.size(2)});
 }
 
+// The cached step of both models: the prefix tokens the caches have not seen, at their own
+// positions, through the stack; the hidden state (B, C) of the last of them.
+Tensor step_new_tokens(TransformerStepCaches& cache, const EmbeddingWithPositions& embedding, const TransformerStack& stack,
+                       const IndexTensor& prefix, const SequenceContext& context) {
+    const int64_t seen = cache.tokens_seen, t = prefix.shape[1];
+    const Tensor x = embedding.forward(token_columns(prefix, seen, t), nullptr, seen);  // (B, t − seen, C)
+    const Tensor h = stack.forward_step(x, context, *cache.blocks);
+    cache.tokens_seen = t;
+    return last_position(h);
+}
+
 }  // namespace
 
 std::vector<Tensor*> TransformerDecodeState::batch_tensors() {
@@ -176,12 +187,8 @@ DecodeState TransformerSeq2Seq::begin_decode(const ModelInput& input, DecodeCach
 Tensor TransformerSeq2Seq::decode_step(DecodeState& state, const IndexTensor& prefix) {
     TransformerDecodeState& s = model_state_of<TransformerDecodeState>(state);
     if (!s.cache.blocks) return last_position(decode(prefix, Tensor(), s.memory, s.memory_padding, nullptr));
-    const int64_t seen = s.cache.tokens_seen, t = prefix.shape[1];
-    const Tensor x = tgt_embedding_->forward(token_columns(prefix, seen, t), nullptr, seen);  // (B, t − seen, C)
     const SequenceContext context{.causal = true, .memory = s.memory, .memory_padding_mask = s.memory_padding};
-    const Tensor h = decoder_->forward_step(x, context, *s.cache.blocks);
-    s.cache.tokens_seen = t;
-    return (*output_)(last_position(h));  // (B, V)
+    return (*output_)(step_new_tokens(s.cache, *tgt_embedding_, *decoder_, prefix, context));  // (B, V)
 }
 
 // ── decoder-only language model ────────────────────────────────────────
@@ -226,11 +233,7 @@ DecodeState DecoderLM::begin_decode(const ModelInput&, DecodeCache cache) {
 Tensor DecoderLM::decode_step(DecodeState& state, const IndexTensor& prefix) {
     LmDecodeState& s = model_state_of<LmDecodeState>(state);
     if (!s.cache.blocks) return last_position(logits_for(prefix, Tensor(), nullptr));
-    const int64_t seen = s.cache.tokens_seen, t = prefix.shape[1];
-    const Tensor x = embedding_->forward(token_columns(prefix, seen, t), nullptr, seen);  // (B, t − seen, C)
-    const Tensor h = blocks_->forward_step(x, {.causal = true}, *s.cache.blocks);
-    s.cache.tokens_seen = t;
-    return (*output_)(last_position(h));  // (B, V)
+    return (*output_)(step_new_tokens(s.cache, *embedding_, *blocks_, prefix, {.causal = true}));  // (B, V)
 }
 
 }  // namespace tf

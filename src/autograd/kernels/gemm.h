@@ -26,7 +26,8 @@ void gemm_reference(const double* A, const double* B, double* C, const GemmShape
 // "matmul" and the shape (as it does for negative sizes or strides, whichever gemm is called).
 void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s);
 
-// gemm: what the framework calls: oneDNN for f32, a cache-friendly loop for f64 (oneDNN has no f64 matmul).
+// gemm: what the framework calls: oneDNN for f32, a cache-friendly loop for f64 (oneDNN has no f64
+// matmul) and for f32 products too small to share between threads (a decoding step's).
 void gemm(const float* A, const float* B, float* C, const GemmShape& s);
 void gemm(const double* A, const double* B, double* C, const GemmShape& s);
 

@@ -2,13 +2,13 @@
 #include "layers/attention/key_value_cache.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "autograd/error.h"
 #include "autograd/kernels/mode.h"
-#include "autograd/kernels/vector_math.h"
+#include "autograd/kernels/gemm.h"
+#include "autograd/kernels/softmax.h"
 #include "autograd/ops.h"
 
 namespace tf {
@@ -20,10 +20,9 @@ namespace {
 void copy_rows(const Tensor& from, int64_t from_start, Tensor& to, int64_t at, int64_t count) {
     const int64_t blocks = from.size(0) * from.size(1), D = from.size(3);
     const int64_t from_rows = from.size(2), to_rows = to.size(2);
-    const std::size_t bytes = static_cast<std::size_t>(count * D) * dtype_size(from.dtype());
+    const std::size_t element = dtype_size(from.dtype()), bytes = static_cast<std::size_t>(count * D) * element;
     const auto* source = static_cast<const std::byte*>(from.raw_data());
     auto* target = static_cast<std::byte*>(to.raw_data());
-    const std::size_t element = dtype_size(from.dtype());
     for (int64_t block = 0; block < blocks; ++block)
         std::memmove(target + ((block * to_rows + at) * D) * element, source + ((block * from_rows + from_start) * D) * element,
                      bytes);
@@ -44,28 +43,10 @@ Tensor filled(const Tensor& buffer, int64_t length) {
     return buffer.size(2) == length ? buffer : slice(buffer, 2, 0, length);
 }
 
-// s_j = q·k_j / τ for the `visible` keys of one (batch, head), four keys at a time so each q[d] is
-// loaded once for four dot products.
-template <typename T>
-void scores(const T* q, const T* k, T* s, int64_t visible, int64_t D, T inverse_tau) {
-    int64_t j = 0;
-    for (; j + 4 <= visible; j += 4) {
-        const T *k0 = k + j * D, *k1 = k0 + D, *k2 = k1 + D, *k3 = k2 + D;
-        T d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-#pragma omp simd reduction(+ : d0, d1, d2, d3)
-        for (int64_t d = 0; d < D; ++d) d0 += q[d] * k0[d], d1 += q[d] * k1[d], d2 += q[d] * k2[d], d3 += q[d] * k3[d];
-        s[j] = d0 * inverse_tau, s[j + 1] = d1 * inverse_tau, s[j + 2] = d2 * inverse_tau, s[j + 3] = d3 * inverse_tau;
-    }
-    for (; j < visible; ++j) {
-        T dot = 0;
-#pragma omp simd reduction(+ : dot)
-        for (int64_t d = 0; d < D; ++d) dot += q[d] * k[j * D + d];
-        s[j] = dot * inverse_tau;
-    }
-}
-
-// One (batch, head) pair per task; long caches share the pairs among the threads (their keys and
-// values are streamed from memory, which two cores read faster than one).
+// One (batch, head) pair per task, each query through the framework's own kernels:
+//   s = q_i·K_visibleᵀ / τ (gemm),  p = softmax(s) (softmax_rows),  out_i = p·V_visible (gemm).
+// Long caches share the pairs among the threads (their keys and values are streamed from memory,
+// which two cores read faster than one).
 template <typename T>
 void attend(const T* q, const T* k, const T* v, T* out, const Shape& q_shape, int64_t kv_heads, int64_t capacity,
             int64_t length, double tau) {
@@ -78,23 +59,12 @@ void attend(const T* q, const T* k, const T* v, T* out, const Shape& q_shape, in
         thread_local std::vector<T> weights;  // the scores, then the weights: one buffer per thread, reused
         weights.resize(static_cast<std::size_t>(length));
         for (int64_t i = 0; i < t; ++i) {
-            const T* q_i = q + (pair * t + i) * D;
-            T* out_i = out + (pair * t + i) * D;
             const int64_t visible = i + length - t + 1;  // keys j ≤ i + length − t
-            // p_j = exp(s_j − max s) / Σ exp(s − max s)
             T* w = weights.data();
-            scores(q_i, k_bg, w, visible, D, static_cast<T>(1.0 / tau));
-            T largest = -std::numeric_limits<T>::infinity();
-            for (int64_t j = 0; j < visible; ++j) largest = std::max(largest, w[j]);
-            T total = 0;
-#pragma omp simd reduction(+ : total)
-            for (int64_t j = 0; j < visible; ++j) total += w[j] = kernels::vector_exp(w[j] - largest);
-            std::fill_n(out_i, D, T(0));
-            for (int64_t j = 0; j < visible; ++j) {
-                const T p = w[j] / total;
-#pragma omp simd
-                for (int64_t d = 0; d < D; ++d) out_i[d] += p * v_bg[j * D + d];
-            }
+            kernels::gemm(q + (pair * t + i) * D, k_bg, w, {.M = 1, .N = visible, .K = D, .trans_b = true});
+            for (int64_t j = 0; j < visible; ++j) w[j] /= static_cast<T>(tau);
+            kernels::softmax_rows(w, w, 1, visible);
+            kernels::gemm(w, v_bg, out + (pair * t + i) * D, {.M = 1, .N = D, .K = visible});
         }
     });
 }

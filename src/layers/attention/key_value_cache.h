@@ -5,7 +5,7 @@
 // Attention of new queries over the cache has two paths, held equal by tests/test_kv_cache.cpp:
 // the readable one copies the filled positions out as (B, H_kv, L, D) tensors for the layer's own
 // kernel (what forward computes); the fast one (decoding's one new query per step) reads the
-// buffers in place, one (batch, head) at a time.
+// buffers in place, one (batch, head) at a time, with the gemm and softmax kernels.
 #pragma once
 #include <cstdint>
 #include <vector>
