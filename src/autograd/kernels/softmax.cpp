@@ -44,12 +44,14 @@ void softmax_row(const T* x, T* y, int64_t cols, bool log_output) {
 template <class T>
 void softmax_row_fast(const T* x, T* y, int64_t cols) {
     T row_max = -std::numeric_limits<T>::infinity();
+#pragma omp simd reduction(max : row_max)   // the reductions let the compiler keep partial results in vector lanes
     for (int64_t j = 0; j < cols; ++j) row_max = x[j] > row_max ? x[j] : row_max;
     if (row_max == -std::numeric_limits<T>::infinity()) {  // fully masked row, or NaN: keep the NaN
         for (int64_t j = 0; j < cols; ++j) y[j] = std::isnan(x[j]) ? x[j] : 0;
         return;
     }
     T total = 0;
+#pragma omp simd reduction(+ : total)
     for (int64_t j = 0; j < cols; ++j) {
         y[j] = vector_exp(x[j] - row_max);
         total += y[j];

@@ -1,7 +1,9 @@
 // The key/value cache of one attention layer (layers/step_cache.h), and attention over it.
-// Keys and values live in buffers with room to grow, (B, H_kv, capacity, D), of which the first
-// `length` positions are filled: appending a step writes its rows in place (the buffers double when
-// full), so a step costs O(length), not a copy of everything seen so far.
+// Keys and values live in buffers with room to grow, of which the first `length` positions are
+// filled: appending a step writes its positions in place (the buffers double when full), so a step
+// costs O(length), not a copy of everything seen so far. Keys are held transposed, (B, H_kv, D,
+// capacity): a query's scores q·k_j over all j are then D multiply-adds along contiguous positions,
+// which vectorise over j, instead of one short dot product (and a horizontal sum) per key.
 // Attention of new queries over the cache has two paths, held equal by tests/test_kv_cache.cpp:
 // the readable one copies the filled positions out as (B, H_kv, L, D) tensors for the layer's own
 // kernel (what forward computes); the fast one (decoding's one new query per step) reads the
@@ -15,10 +17,11 @@
 namespace tf {
 
 struct KeyValueCache : StepCache {
-    Tensor keys{}, values{};     // (B, H_kv, capacity, D), the first `length` positions filled
+    Tensor keys_transposed{};    // (B, H_kv, D, capacity), the first `length` positions filled
+    Tensor values{};             // (B, H_kv, capacity, D), the first `length` positions filled
     int64_t length = 0;          // positions held
     int64_t positions_seen = 0;  // self-attention: the absolute position of the next query
-    std::vector<Tensor*> batch_tensors() override { return {&keys, &values}; }
+    std::vector<Tensor*> batch_tensors() override { return {&keys_transposed, &values}; }
 };
 
 // Writes K_new, V_new (B, H_kv, t, D) after the positions held, growing the buffers if needed.
