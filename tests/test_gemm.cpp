@@ -102,6 +102,16 @@ TEST_CASE("gemm: f32 entry point equals reference when it splits a transposed-B 
     CHECK(broadcast_b < 1e-5 * 5);
 }
 
+TEST_CASE("gemm: f32 entry point equals reference on the one-row products of a decoding step", "[unit][gemm]") {
+    // Small products run on the calling thread: four columns of Bᵀ or four rows of B per pass, and
+    // the remainders one at a time (N, K not multiples of 4 or of the vector width).
+    const auto [N, K] = GENERATE(table<int64_t, int64_t>({{1, 1}, {5, 7}, {130, 33}, {33, 130}, {128, 128}}));
+    const bool trans_b = GENERATE(false, true), accumulate = GENERATE(false, true);
+    CAPTURE(N, K, trans_b, accumulate);
+    CHECK(max_relative_error<float>(shape(1, 1, N, K, false, trans_b, false, false, accumulate), gemm_f32) < 1e-5 * K);
+    CHECK(max_relative_error<float>(shape(3, 2, N, K, true, trans_b, false, true, accumulate), gemm_f32) < 1e-5 * K);
+}
+
 TEST_CASE("gemm: f64 loop equals reference to 1e-12", "[unit][gemm]") {
     const bool trans_a = GENERATE(false, true), trans_b = GENERATE(false, true);
     const bool accumulate = GENERATE(false, true), broadcast_b = GENERATE(false, true);

