@@ -99,6 +99,10 @@ std::vector<OpCheck> matmul_checks() {
         binary("matmul", "Aᵀ x B (2,4,3) x (2,4,5)", values({2, 4, 3}), values({2, 4, 5}), mm({true, false})),
         binary("matmul", "Aᵀ x Bᵀ (4,3) x (5,4)", values({4, 3}), values({5, 4}), mm({true, true})),
         binary("matmul", "folded A x Bᵀ (2,3,4) x (5,4)", values({2, 3, 4}), values({5, 4}), mm({false, true})),
+        {"linear", "(2,3,4) x (5,4)ᵀ + (5)", [] { return Inputs{values({2, 3, 4}), values({5, 4}), values({5})}; },
+         [](const Inputs& in) { return linear(in[0], in[1], in[2]); }},
+        {"linear", "one row (4) x (3,4)ᵀ + (3)", [] { return Inputs{values({4}), values({3, 4}), values({3})}; },
+         [](const Inputs& in) { return linear(in[0], in[1], in[2]); }},
     };
 }
 
@@ -110,6 +114,8 @@ std::vector<OpCheck> shape_checks() {
         unary("reshape", "(2,6) -> (3,-1)", values({2, 6}), [](const Tensor& x) { return reshape(x, {3, -1}); }),
         unary("transpose", "axes 0,2 of (2,3,4)", values({2, 3, 4}), [](const Tensor& x) { return transpose(x, 0, 2); }),
         unary("permute", "(2,3,4) -> {2,0,1}", values({2, 3, 4}), [](const Tensor& x) { return permute(x, {2, 0, 1}); }),
+        unary("permute", "axes of size 1 moved (2,1,3,1) -> {1,0,3,2}", values({2, 1, 3, 1}),
+              [](const Tensor& x) { return permute(x, {1, 0, 3, 2}); }),
         binary("concat", "axis 1: (2,3) | (2,2)", values({2, 3}), values({2, 2}),
                [](const Tensor& a, const Tensor& b) { return concat({a, b}, 1); }),
         unary("slice", "axis 1 [1,3) of (2,4)", values({2, 4}), [](const Tensor& x) { return slice(x, 1, 1, 3); }),

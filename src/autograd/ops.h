@@ -45,6 +45,9 @@ struct MatmulOptions {
     bool transpose_b = false;
 };
 Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options = {});
+// x: (…, K), weight: (N, K), bias: (N) → (…, N): x·weightᵀ + bias, the bias added by the GEMM
+// itself (its output rows start as the bias), not by a second pass over the output.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 
 // ── shape (ops/shape.cpp) ────────────────────────────────────────────
 Tensor reshape(const Tensor& x, Shape shape);  // one dimension may be -1 (inferred)
@@ -89,7 +92,7 @@ inline constexpr auto kOpNames = std::to_array<std::string_view>({
     "add", "sub", "mul", "div", "neg", "add_scalar", "mul_scalar",
     "exp", "log", "sqrt", "pow", "tanh", "sigmoid", "relu", "gelu",
     "sum", "max",
-    "matmul",
+    "matmul", "linear",
     "reshape", "transpose", "permute", "concat", "slice",
     "index_select", "gather",
     "softmax", "log_softmax",

@@ -10,10 +10,10 @@ Linear::Linear(int64_t in_features, int64_t out_features, Bias bias, const InitS
     if (bias == Bias::learned) bias_ = register_parameter("bias", Tensor::zeros({out_features}, dtype));
 }
 
-// y = x·Wᵀ + b: one GEMM over all leading dimensions (matmul folds them into rows).
+// y = x·Wᵀ + b: one GEMM over all leading dimensions (matmul and linear fold them into rows).
 Tensor Linear::forward(const Tensor& x) const {
-    const Tensor y = matmul(x, weight_, {.transpose_a = false, .transpose_b = true});
-    return bias_.defined() ? y + bias_ : y;
+    if (bias_.defined()) return linear(x, weight_, bias_);
+    return matmul(x, weight_, {.transpose_a = false, .transpose_b = true});
 }
 
 }  // namespace tf

@@ -1,4 +1,6 @@
 // Matrix multiply with batch broadcasting, on the gemm kernel (oneDNN for f32).
+#include <algorithm>
+
 #include "autograd/error.h"
 #include "autograd/kernels/elementwise.h"
 #include "autograd/kernels/gemm.h"
@@ -104,6 +106,38 @@ Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options) {
             if (b_is_one_matrix) db = db.view(b.shape());
         }
         return {da, db};
+    });
+}
+
+// ── linear ──  y = x·Wᵀ + b          x: (…, K)  W: (N, K)  b: (N)  y: (…, N)
+// Every output row starts as b and the GEMM adds x·Wᵀ into it.
+// Backward:  dx = dy·W,   dW = dyᵀ·x (all rows at once),   db = Σ_rows dy
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+    if (weight.dim() != 2 || bias.dim() != 1 || bias.size(0) != weight.size(0) || x.dim() < 1 || x.size(-1) != weight.size(1))
+        throw ShapeError("linear: expected x (…, K), weight (N, K), bias (N), got " + to_string(x.shape()) + ", " +
+                         to_string(weight.shape()) + ", " + to_string(bias.shape()));
+    if (x.dtype() != weight.dtype() || bias.dtype() != weight.dtype())
+        throw ValueError("linear: dtypes differ (" + dtype_name(x.dtype()) + ", " + dtype_name(weight.dtype()) + ", " +
+                         dtype_name(bias.dtype()) + ")");
+    const int64_t N = weight.size(0), K = weight.size(1), rows = x.numel() / K;
+    Shape out_shape = x.shape();
+    out_shape.back() = N;
+    Tensor y(out_shape, x.dtype());
+    dispatch(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        T* out = y.data<T>();
+        for (int64_t r = 0; r < rows; ++r) std::copy_n(bias.data<T>(), N, out + r * N);
+        const kernels::GemmShape shape{.M = rows, .N = N, .K = K, .trans_b = true, .accumulate = true};
+        if (kernels::use_reference()) kernels::gemm_reference(x.data<T>(), weight.data<T>(), out, shape);
+        else kernels::gemm(x.data<T>(), weight.data<T>(), out, shape);
+    });
+    return record("linear", {x, weight, bias}, y, [x, weight](const Tensor& dy, const std::vector<bool>& needs) -> Grads {
+        const Tensor dy_rows = rows_2d(dy);
+        Tensor dx, dweight, dbias;
+        if (needs[0]) dx = matmul_forward(dy_rows, weight, {false, false}).view(x.shape());
+        if (needs[1]) dweight = matmul_forward(dy_rows, rows_2d(x), {true, false});
+        if (needs[2]) dbias = sum(dy_rows, {0});
+        return {dx, dweight, dbias};
     });
 }
 
