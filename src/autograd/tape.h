@@ -5,6 +5,7 @@
 // the inputs' gradients. The tape is therefore already in topological order, so backward() just
 // walks it once from the end, and never needs a graph search.
 #pragma once
+#include <initializer_list>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -78,26 +79,39 @@ private:
 // The one place broadcast gradients are reduced; ops never do it themselves.
 Tensor sum_to_shape(const Tensor& grad, const Shape& shape);
 
-// What every op calls after computing its forward value: records it on the tape if recording is
-// on and any input requires a gradient, and returns the output. The closure may take
-// (grad_output) or (grad_output, needs_grad).
-template <class Backward>
-Tensor record(const char* op, const std::vector<Tensor>& inputs, Tensor output, Backward&& backward) {
+namespace detail {
+template <class Inputs, class Backward>
+Tensor record_op(const char* op, const Inputs& inputs, Tensor output, Backward&& backward) {
     if (check_numerics()) check_finite(output, std::string("op '") + op + "'", std::string_view(op) == "masked_fill");
     if (!grad_enabled()) return output;
     bool any_requires_grad = false;
     for (const Tensor& input : inputs) any_requires_grad = any_requires_grad || input.requires_grad();
     if (!any_requires_grad) return output;
+    const std::vector<Tensor> recorded(inputs.begin(), inputs.end());
     if constexpr (std::is_invocable_v<Backward, const Tensor&, const std::vector<bool>&>) {
-        Tape::current().record(op, inputs, output, std::forward<Backward>(backward));
+        Tape::current().record(op, recorded, output, std::forward<Backward>(backward));
     } else {
-        Tape::current().record(op, inputs, output,
+        Tape::current().record(op, recorded, output,
                                [fn = std::forward<Backward>(backward)](const Tensor& grad_output,
                                                                        const std::vector<bool>&) {
                                    return fn(grad_output);
                                });
     }
     return output;
+}
+}  // namespace detail
+
+// What every op calls after computing its forward value: records it on the tape if recording is
+// on and any input requires a gradient, and returns the output. The closure may take
+// (grad_output) or (grad_output, needs_grad). Ops pass their inputs as a braced list, so one that
+// records nothing (decoding, evaluation) builds no vector of them; concat passes its vector.
+template <class Backward>
+Tensor record(const char* op, std::initializer_list<Tensor> inputs, Tensor output, Backward&& backward) {
+    return detail::record_op(op, inputs, std::move(output), std::forward<Backward>(backward));
+}
+template <class Backward>
+Tensor record(const char* op, const std::vector<Tensor>& inputs, Tensor output, Backward&& backward) {
+    return detail::record_op(op, inputs, std::move(output), std::forward<Backward>(backward));
 }
 
 }  // namespace tf
