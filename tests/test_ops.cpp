@@ -187,6 +187,13 @@ TEST_CASE("shape ops move elements where they belong", "[unit]") {
     const Tensor x = f64({0, 1, 2, 3, 4, 5}, {2, 3});
     require_values(transpose(x, 0, 1), {0, 3, 1, 4, 2, 5});
     require_values(permute(f64({0, 1, 2, 3, 4, 5, 6, 7}, {2, 2, 2}), {2, 0, 1}), {0, 2, 4, 6, 1, 3, 5, 7});
+    // Moving only axes of size 1 keeps every element in place (a view); other axes still move.
+    const Tensor one_row = f64({0, 1, 2, 3, 4, 5}, {2, 1, 3});
+    const Tensor heads_first = permute(one_row, {1, 0, 2});
+    CHECK(heads_first.shape() == Shape{1, 2, 3});
+    CHECK(heads_first.shares_storage(one_row));
+    require_values(heads_first, {0, 1, 2, 3, 4, 5});
+    require_values(permute(one_row, {2, 1, 0}), {0, 3, 1, 4, 2, 5});
     require_values(concat({x, f64({9, 9}, {2, 1})}, 1), {0, 1, 2, 9, 3, 4, 5, 9});
     require_values(slice(x, 1, 1, 3), {1, 2, 4, 5});
     const auto parts = split(x, {1, 2}, 1);

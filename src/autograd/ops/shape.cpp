@@ -45,6 +45,18 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& perm) {
                          to_string(x.shape()));
     std::vector<int64_t> inverse(normalized.size());
     for (std::size_t d = 0; d < normalized.size(); ++d) inverse[normalized[d]] = static_cast<int64_t>(d);
+    // Axes of size 1 hold no order: when the others keep theirs, every element stays where it was
+    // and the permuted tensor is the same data under the new shape (a decoding step's head split).
+    int64_t last_sized_axis = -1;
+    bool keeps_order = true;
+    for (int64_t axis : normalized)
+        if (x.size(axis) != 1) keeps_order = keeps_order && axis > last_sized_axis, last_sized_axis = axis;
+    if (keeps_order) {
+        Shape permuted;
+        for (int64_t axis : normalized) permuted.push_back(x.size(axis));
+        const Shape x_shape = x.shape();
+        return record("permute", {x}, x.view(permuted), [x_shape](const Tensor& dy) -> Grads { return {dy.view(x_shape)}; });
+    }
     return record("permute", {x}, kernels::permute_copy(x, normalized),
                   [inverse](const Tensor& dy) -> Grads { return {kernels::permute_copy(dy, inverse)}; });
 }
