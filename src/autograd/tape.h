@@ -5,6 +5,7 @@
 // the inputs' gradients. The tape is therefore already in topological order, so backward() just
 // walks it once from the end, and never needs a graph search.
 #pragma once
+#include <functional>
 #include <initializer_list>
 #include <functional>
 #include <iosfwd>
@@ -87,7 +88,8 @@ Tensor record_op(const char* op, const Inputs& inputs, Tensor output, Backward&&
     bool any_requires_grad = false;
     for (const Tensor& input : inputs) any_requires_grad = any_requires_grad || input.requires_grad();
     if (!any_requires_grad) return output;
-    const std::vector<Tensor> recorded(inputs.begin(), inputs.end());
+    std::vector<Tensor> recorded;
+    for (const Tensor& input : inputs) recorded.push_back(input);
     if constexpr (std::is_invocable_v<Backward, const Tensor&, const std::vector<bool>&>) {
         Tape::current().record(op, recorded, output, std::forward<Backward>(backward));
     } else {
@@ -103,10 +105,12 @@ Tensor record_op(const char* op, const Inputs& inputs, Tensor output, Backward&&
 
 // What every op calls after computing its forward value: records it on the tape if recording is
 // on and any input requires a gradient, and returns the output. The closure may take
-// (grad_output) or (grad_output, needs_grad). Ops pass their inputs as a braced list, so one that
-// records nothing (decoding, evaluation) builds no vector of them; concat passes its vector.
+// (grad_output) or (grad_output, needs_grad). Ops pass their inputs as a braced list of
+// references, so one that records nothing (decoding, evaluation) copies no tensor handle and
+// builds no vector of them; concat passes its vector.
 template <class Backward>
-Tensor record(const char* op, std::initializer_list<Tensor> inputs, Tensor output, Backward&& backward) {
+Tensor record(const char* op, std::initializer_list<std::reference_wrapper<const Tensor>> inputs, Tensor output,
+              Backward&& backward) {
     return detail::record_op(op, inputs, std::move(output), std::forward<Backward>(backward));
 }
 template <class Backward>
