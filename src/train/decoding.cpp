@@ -47,8 +47,9 @@ std::vector<std::vector<int64_t>> greedy_decode(SequenceModel& model, const Mode
     };
     for (int64_t step = 0; step < options.max_length; ++step) {
         std::vector<int64_t> flat;
+        flat.reserve(static_cast<std::size_t>(batch * (step + 1)));
         for (const auto& row : prefix) flat.insert(flat.end(), row.begin(), row.end());
-        const IndexTensor next = argmax(model.decode_step(state, IndexTensor(flat, {batch, step + 1})));  // (B)
+        const IndexTensor next = argmax(model.decode_step(state, IndexTensor(std::move(flat), {batch, step + 1})));  // (B)
         bool all_done = true;
         for (int64_t b = 0; b < batch; ++b) {
             const bool was_finished = finished[b];
@@ -89,7 +90,7 @@ std::vector<int64_t> beam_search_one(SequenceModel& model, const ModelInput& sin
         const int64_t count = static_cast<int64_t>(live.size());
         std::vector<int64_t> flat;
         for (const auto& h : live) flat.insert(flat.end(), h.tokens.begin(), h.tokens.end());
-        const Tensor log_probs = log_softmax(model.decode_step(state, IndexTensor(flat, {count, step + 1})));  // (k, V)
+        const Tensor log_probs = log_softmax(model.decode_step(state, IndexTensor(std::move(flat), {count, step + 1})));  // (k, V)
         const int64_t vocab = log_probs.size(-1);
         // Every (hypothesis, token) extension, best first; keep beam_size of them.
         std::vector<std::pair<double, int64_t>> candidates;

@@ -122,7 +122,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     const int64_t N = weight.size(0), K = weight.size(1), rows = x.numel() / K;
     Shape out_shape = x.shape();
     out_shape.back() = N;
-    Tensor y(out_shape, x.dtype());
+    Tensor y(std::move(out_shape), x.dtype());
     dispatch(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         T* out = y.data<T>();

@@ -1,5 +1,6 @@
 // Ops that move elements without arithmetic: reshape (free: same data), transpose/permute
 // (a copy into the new order), concat, slice and split. Their backward moves the gradient back.
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -32,19 +33,17 @@ Tensor reshape(const Tensor& x, Shape shape) {
 
 // ── permute ──  out axis d is input axis perm[d]        dx = permute(dy, perm⁻¹)
 Tensor permute(const Tensor& x, const std::vector<int64_t>& perm) {
-    std::vector<int64_t> normalized;
-    std::vector<bool> seen(static_cast<std::size_t>(x.dim()), false);
-    for (int64_t axis : perm) {
-        const int64_t a = normalize_axis(axis, x.dim(), "permute");
-        if (seen[a]) throw ShapeError("permute: axis " + std::to_string(axis) + " appears twice");
-        seen[a] = true;
-        normalized.push_back(a);
-    }
-    if (static_cast<int64_t>(normalized.size()) != x.dim())
+    if (static_cast<int64_t>(perm.size()) != x.dim())
         throw ShapeError("permute: " + std::to_string(perm.size()) + " axes given for a tensor of shape " +
                          to_string(x.shape()));
-    std::vector<int64_t> inverse(normalized.size());
-    for (std::size_t d = 0; d < normalized.size(); ++d) inverse[normalized[d]] = static_cast<int64_t>(d);
+    std::vector<int64_t> normalized;
+    normalized.reserve(perm.size());
+    for (int64_t axis : perm) {
+        const int64_t a = normalize_axis(axis, x.dim(), "permute");
+        if (std::find(normalized.begin(), normalized.end(), a) != normalized.end())
+            throw ShapeError("permute: axis " + std::to_string(axis) + " appears twice");
+        normalized.push_back(a);
+    }
     // Axes of size 1 hold no order: when the others keep theirs, every element stays where it was
     // and the permuted tensor is the same data under the new shape (a decoding step's head split).
     int64_t last_sized_axis = -1;
@@ -53,10 +52,13 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& perm) {
         if (x.size(axis) != 1) keeps_order = keeps_order && axis > last_sized_axis, last_sized_axis = axis;
     if (keeps_order) {
         Shape permuted;
+        permuted.reserve(normalized.size());
         for (int64_t axis : normalized) permuted.push_back(x.size(axis));
         const Shape x_shape = x.shape();
         return record("permute", {x}, x.view(permuted), [x_shape](const Tensor& dy) -> Grads { return {dy.view(x_shape)}; });
     }
+    std::vector<int64_t> inverse(normalized.size());
+    for (std::size_t d = 0; d < normalized.size(); ++d) inverse[normalized[d]] = static_cast<int64_t>(d);
     return record("permute", {x}, kernels::permute_copy(x, normalized),
                   [inverse](const Tensor& dy) -> Grads { return {kernels::permute_copy(dy, inverse)}; });
 }
