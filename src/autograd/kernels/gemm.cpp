@@ -204,6 +204,7 @@ struct MatmulKey {
     bool trans_a, trans_b;
     int64_t batch_stride_a, batch_stride_b, batch_stride_c;
     bool accumulate;
+    int threads;  // oneDNN fixes a primitive's thread count when it is created
     auto operator<=>(const MatmulKey&) const = default;
 };
 
@@ -255,7 +256,8 @@ const CachedMatmul& cached_matmul(const GemmShape& s) {
     static std::map<MatmulKey, CachedMatmul> cache;
     auto key_stride = [&](int64_t stride) { return s.batch == 1 ? 0 : stride; };   // unused when batch is 1
     const MatmulKey key{s.batch, s.M, s.N, s.K, s.trans_a, s.trans_b, key_stride(s.batch_stride_a),
-                        key_stride(s.batch_stride_b), key_stride(s.batch_stride_c), s.accumulate};
+                        key_stride(s.batch_stride_b), key_stride(s.batch_stride_c), s.accumulate,
+                        omp_in_parallel() ? 1 : omp_get_max_threads()};
     std::lock_guard<std::mutex> lock(mutex);
     auto found = cache.find(key);
     if (found == cache.end()) found = cache.emplace(key, create_matmul(s)).first;
@@ -293,6 +295,19 @@ void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
     }
 }
 
+// This thread's OpenMP thread count is 1 while alive (oneDNN then creates and runs a
+// single-threaded primitive), restored after.
+class OneThreadForScope {
+public:
+    OneThreadForScope() : threads_(omp_get_max_threads()) { omp_set_num_threads(1); }
+    ~OneThreadForScope() { omp_set_num_threads(threads_); }
+    OneThreadForScope(const OneThreadForScope&) = delete;
+    OneThreadForScope& operator=(const OneThreadForScope&) = delete;
+
+private:
+    int threads_;
+};
+
 // A batch of small products with a transposed B (attention's per-head Q·Kᵀ) makes oneDNN repack
 // each Kᵀ and keeps two threads waiting at its barriers. Handing each thread its own slice of the
 // batch, which it runs alone (oneDNN runs single-threaded inside a parallel region), measured
@@ -303,15 +318,25 @@ void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
 // A product too small to share at all (a decoding step's matrix-vector products: one row times a
 // 128×512 weight) runs as the row loop on this thread alone: oneDNN would wake the other thread,
 // which costs more than the product (W4 generation, 2 threads: 199 tokens/s that way).
+//
+// A product too small to be worth waking the other thread for (an RNN step's 32×128×384) runs in
+// oneDNN on this thread alone: waking a sleeping thread costs ~40 µs here, as much as the product.
 void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
     count_flops(s);
     constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
     constexpr int64_t kTooSmallToShare = 1 << 17;  // batch·M·N·K in all
-    if (s.batch * s.M * s.N * s.K < kTooSmallToShare) {
+    constexpr int64_t kWorthSharing = 1 << 21;     // batch·M·N·K in all, ~80 µs on one core
+    const int64_t product = s.batch * s.M * s.N * s.K;
+    if (product < kTooSmallToShare) {
         row_loop(A, B, C, s, RowThreads::this_thread_only);
         return;
     }
     const int threads = omp_get_max_threads();
+    if (product < kWorthSharing && threads > 1 && !omp_in_parallel()) {
+        const OneThreadForScope this_thread_only;
+        gemm_onednn(A, B, C, s);
+        return;
+    }
     if (threads < 2 || omp_in_parallel() || !s.trans_b || s.batch < 2 * threads || s.M * s.N * s.K > kSmallProduct) {
         gemm_onednn(A, B, C, s);
         return;
