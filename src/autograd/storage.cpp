@@ -48,9 +48,21 @@ bool keep_freed_memory() {
 // Freed buffers of up to kPooledBlockBytes are kept per thread, by size, for the next tensor of
 // the same size: a decoding step allocates the same few hundred small tensors again and again, and
 // glibc's aligned_alloc and free of them were a fifth of a step. At most kPooledBytes are kept per
-// thread; pooled buffers are not live tensor bytes.
+// thread; pooled buffers are not live tensor bytes. Under AddressSanitizer nothing is kept, so a
+// read of a freed tensor's data is still caught.
+#if defined(__SANITIZE_ADDRESS__)
+#define TF_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TF_ADDRESS_SANITIZER 1
+#endif
+#endif
 constexpr std::size_t kPooledBlockBytes = std::size_t{1} << 20;
+#if defined(TF_ADDRESS_SANITIZER)
+constexpr std::size_t kPooledBytes = 0;
+#else
 constexpr std::size_t kPooledBytes = std::size_t{64} << 20;
+#endif
 
 // One thread's kept buffers, by size.
 struct BufferPool {
