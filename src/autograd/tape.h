@@ -7,7 +7,6 @@
 #pragma once
 #include <functional>
 #include <initializer_list>
-#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>

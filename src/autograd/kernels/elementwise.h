@@ -77,16 +77,18 @@ void zip_row(const T* a, int64_t a_stride, const T* b, int64_t b_stride, T* out,
     }
 }
 
-// Fast: a flat loop when shapes match; otherwise rows of the last dimension, where the inner
-// loop reads with a fixed stride (0 or 1) and vectorises, and rows go to threads.
+// Fast, shapes equal: one flat loop.
+template <class T, class Fn>
+void zip_same_shape(const T* a, const T* b, T* out, int64_t n, Fn fn) {
+    parallel_for(n, n > kParallelGrain, [&](int64_t i) { out[i] = static_cast<T>(fn(a[i], b[i])); });
+}
+
+// Fast, broadcasting: rows of the last dimension, where the inner loop reads with a fixed stride
+// (0 or 1) and vectorises, and rows go to threads.
 template <class T, class Fn>
 void zip_fast(const T* a, const std::vector<int64_t>& a_strides, const T* b,
-              const std::vector<int64_t>& b_strides, T* out, const Shape& out_shape, bool same_shape, Fn fn) {
+              const std::vector<int64_t>& b_strides, T* out, const Shape& out_shape, Fn fn) {
     const int64_t n = numel(out_shape);
-    if (same_shape) {
-        parallel_for(n, n > kParallelGrain, [&](int64_t i) { out[i] = static_cast<T>(fn(a[i], b[i])); });
-        return;
-    }
     const int64_t rank = static_cast<int64_t>(out_shape.size());
     const int64_t cols = rank ? out_shape[rank - 1] : 1;
     const int64_t rows = cols ? n / cols : 0;
@@ -111,11 +113,11 @@ Tensor zip(const Tensor& a, const Tensor& b, ReferenceFn reference_fn, FastFn fa
     if (a.dtype() != b.dtype())
         throw ValueError(std::string(op) + ": dtypes differ (" + dtype_name(a.dtype()) + " and " +
                          dtype_name(b.dtype()) + ")");
-    if (a.shape() == b.shape() && !use_reference()) {  // no broadcasting: one flat loop, no strides to work out
+    if (a.shape() == b.shape() && !use_reference()) {  // no broadcasting: no shapes or strides to work out
         Tensor out(a.shape(), a.dtype());
         dispatch(a.dtype(), [&](auto zero) {
             using T = decltype(zero);
-            zip_fast(a.data<T>(), {}, b.data<T>(), {}, out.data<T>(), a.shape(), true, fast_fn);
+            zip_same_shape(a.data<T>(), b.data<T>(), out.data<T>(), out.numel(), fast_fn);
         });
         return out;
     }
@@ -128,8 +130,7 @@ Tensor zip(const Tensor& a, const Tensor& b, ReferenceFn reference_fn, FastFn fa
         if (use_reference())
             zip_reference(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape, reference_fn);
         else
-            zip_fast(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape,
-                     a.shape() == b.shape(), fast_fn);
+            zip_fast(a.data<T>(), a_strides, b.data<T>(), b_strides, out.data<T>(), out_shape, fast_fn);
     });
     return out;
 }
@@ -168,7 +169,7 @@ inline Tensor expand(const Tensor& x, const Shape& shape) {
         using T = decltype(zero);
         const auto first = [](T value, T) { return value; };
         if (use_reference()) zip_reference(x.data<T>(), strides, x.data<T>(), strides, out.data<T>(), shape, first);
-        else zip_fast(x.data<T>(), strides, x.data<T>(), strides, out.data<T>(), shape, false, first);
+        else zip_fast(x.data<T>(), strides, x.data<T>(), strides, out.data<T>(), shape, first);
     });
     return out;
 }
