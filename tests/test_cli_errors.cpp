@@ -3,6 +3,7 @@
 // checkpoint exits 2 naming the file; a run directory that already holds a run is left untouched;
 // decoding an untrained model stops where its positions end instead of failing.
 #include "catch.h"
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -67,6 +68,7 @@ std::vector<BadConfig> bad_configs() {
         {"a --set into a missing section", valid, {"modle.heads=4"}, {"--set modle.heads", "no section 'modle'"}},
         {"a --set of a misspelt key", valid, {"model.haeds=4"}, {"model.haeds", "did you mean 'heads'"}},
         {"not JSON", "{\"name\": \"cli\",", {}, {"config.json:1:"}},
+        {"unknown precision", with("/precision", "fp16"), {}, {"precision", "\"fp32\", \"bf16\"", "\"fp16\""}},
     };
 }
 
@@ -101,6 +103,19 @@ TEST_CASE("config check: every bad config exits 2 naming the JSON path and what 
         for (const auto& assignment : bad.overrides) args.insert(args.end(), {"--set", assignment});
         require_stderr_contains(run_cli(args), bad.expected);
     }
+}
+
+TEST_CASE("train in bf16 on a CPU without bf16 instructions exits 2 naming them, before writing anything",
+          "[integration]") {
+    TempDir dir;
+    const std::string path = dir / "config.json";
+    tf::test::write_text(path, valid_config().dump());
+    // oneDNN's ISA cap makes this CPU look like one with AVX-512 but no bf16 (the child inherits it)
+    setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE", 1);
+    const CliResult refused = run_cli({"train", path, "--set", "precision=bf16", "--run-dir", dir / "run"});
+    unsetenv("ONEDNN_MAX_CPU_ISA");
+    require_stderr_contains(refused, {"precision", "AVX512-BF16", "\"fp32\""});
+    CHECK_FALSE(std::filesystem::exists(dir / "run"));
 }
 
 TEST_CASE("train with a missing config file and eval of a directory that is not a run exit 2 naming the path",

@@ -3,6 +3,7 @@
 #include "catch.h"
 #include <nlohmann/json.hpp>
 
+#include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
@@ -94,6 +95,26 @@ TEST_CASE("config print shows the resolved config with every default filled in",
     CHECK(resolved.at("train").at("log_every") == 100);
     CHECK(resolved.at("decode").at("beam_size") == 1);
     CHECK(resolved.at("data").contains("seed"));
+}
+
+// bf16 mixed precision learns as well as fp32: the same config and budget, test token accuracy within
+// one point (both evaluated by `eval`, which multiplies in fp32: the weights are f32 in both runs).
+TEST_CASE("a tiny transformer trained in bf16 reaches fp32's copy-task test accuracy within one point", "[integration]") {
+    if (!kernels::bf16_unsupported_reason().empty()) {   // such a CPU refuses the config instead
+        CHECK_THROWS_AS(copy_transformer_config({"precision=bf16"}), ConfigError);
+        return;
+    }
+    test::TempDir dir("tapeformer-copy-bf16");
+    train::train(copy_transformer_config({"precision=bf16"}), {.run_dir = dir.path(), .quiet = true});
+    const auto test_accuracy = [](const std::string& run_dir) {
+        const test::CliResult eval = run_cli({"eval", "--run", run_dir, "--split", "test"});
+        REQUIRE(eval.exit_code == 0);
+        return nlohmann::json::parse(eval.out).at("token_accuracy").get<double>();
+    };
+    const double fp32 = test_accuracy(trained_copy_transformer().run_dir()), bf16 = test_accuracy(dir.path());
+    INFO("test token accuracy: fp32 " << fp32 << ", bf16 " << bf16);
+    CHECK(fp32 >= 0.99);
+    CHECK(std::abs(bf16 - fp32) <= 0.01);
 }
 
 TEST_CASE("a GRU with additive attention learns the copy task to 99% token accuracy", "[integration]") {

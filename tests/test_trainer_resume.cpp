@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "run_helpers.h"
+#include "autograd/kernels/matmul_precision.h"
 #include "train/checkpoint.h"
 #include "train/resume_config.h"
 #include "train/run_dir.h"
@@ -25,11 +26,12 @@ constexpr int64_t kTotalSteps = 14;  // warmup lasts 10 steps, so it spans the c
 
 // A tiny copy-task run: `model` is the model section; everything else is shared. The thread
 // count is fixed (float sums may depend on how threads split them).
-RunConfig tiny_run(const config::Json& model, int64_t threads, int64_t max_steps) {
+RunConfig tiny_run(const config::Json& model, int64_t threads, int64_t max_steps, const std::string& precision = "fp32") {
     const config::Json root = {
         {"name", "resume"},
         {"seed", 3},
         {"threads", threads},
+        {"precision", precision},
         {"model", model},
         {"data", {{"source", "synthetic"}, {"task", "copy"}, {"num_symbols", 6}, {"min_length", 2}, {"max_length", 6},
                   {"train_size", 40}, {"valid_size", 8}, {"test_size", 8}, {"batch_size", 8}}},
@@ -41,9 +43,9 @@ RunConfig tiny_run(const config::Json& model, int64_t threads, int64_t max_steps
 }
 
 // Trains `model` to kTotalSteps in one go, and again cut at kCutStep and resumed; compares.
-void require_exact_resume(const config::Json& model, int64_t threads) {
+void require_exact_resume(const config::Json& model, int64_t threads, const std::string& precision = "fp32") {
     TempDir whole_dir("tapeformer-whole"), cut_dir("tapeformer-cut");
-    const RunConfig whole = tiny_run(model, threads, kTotalSteps), cut = tiny_run(model, threads, kCutStep);
+    const RunConfig whole = tiny_run(model, threads, kTotalSteps, precision), cut = tiny_run(model, threads, kCutStep, precision);
     const TrainOptions fresh{.run_dir = whole_dir.path(), .quiet = true};
     REQUIRE(train::train(whole, fresh).steps == kTotalSteps);
     REQUIRE(train::train(cut, {.run_dir = cut_dir.path(), .quiet = true}).steps == kCutStep);
@@ -73,6 +75,15 @@ TEST_CASE("a transformer run cut at step k and resumed equals the uninterrupted 
 TEST_CASE("a GRU-with-attention run cut at step k and resumed equals the uninterrupted run bit for bit",
           "[integration]") {
     require_exact_resume(kGruAttention, 1);  // a step is many tiny GEMMs: a 2nd thread only waits
+}
+
+TEST_CASE("a bf16 mixed-precision run cut at step k and resumed equals the uninterrupted run bit for bit",
+          "[integration]") {
+    if (!kernels::bf16_unsupported_reason().empty()) {   // such a CPU refuses the config instead
+        CHECK_THROWS_AS(check_new_run(tiny_run(kTransformer, 2, kTotalSteps, "bf16")), ConfigError);
+        return;
+    }
+    require_exact_resume(kTransformer, 2, "bf16");
 }
 
 TEST_CASE("two fresh runs of one config with dropout log the same losses", "[integration]") {

@@ -23,6 +23,7 @@ struct BenchArguments {
     int64_t rerun_up_to = 256;  // re-running the prefix grows quadratically: longer sequences take minutes
     int steps = 30, warmup = 5, decode_runs = 7, reps = 3;
     int64_t decode_tokens = 64;
+    std::string precision = "fp32";   // the matmuls' precision, as the run config's "precision"
     bool json = false;
 };
 
@@ -42,7 +43,9 @@ std::vector<analysis::Workload> chosen_workloads(const BenchArguments& args) {
     return chosen;
 }
 
-void emit(const BenchArguments& args, const nlohmann::json& json, const std::string& row) {
+// Every JSON line says which precision measured it (the "peak" line included).
+void emit(const BenchArguments& args, nlohmann::json json, const std::string& row) {
+    json["precision"] = args.precision;
     std::cout << (args.json ? json.dump() : row) << std::endl;
 }
 
@@ -98,10 +101,12 @@ void run_scaling(const BenchArguments& args) {
 }
 
 int run_bench(const BenchArguments& args) {
+    const kernels::MatmulPrecisionScope precision(*enum_from_name<kernels::MatmulPrecision>(args.precision));
     const std::vector<analysis::Workload> workloads = chosen_workloads(args);
     const double peak = analysis::fma_peak_gflops();
     emit(args, {{"kind", "peak"}, {"threads", kernels::num_threads()}, {"fp32_fma_peak_gflops", peak}},
-         "threads " + std::to_string(kernels::num_threads()) + ", FP32 FMA peak " + std::to_string(peak) + " GFLOP/s");
+         "threads " + std::to_string(kernels::num_threads()) + ", matmul precision " + args.precision +
+             ", FP32 FMA peak " + std::to_string(peak) + " GFLOP/s");
     if (wants(args, "train")) run_training(args, workloads, peak);
     if (wants(args, "decode")) {
         const bool reference = args.config_path.empty();
@@ -139,6 +144,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         ->capture_default_str()->check(CLI::NonNegativeNumber);
     command->add_option("--only", args->only, "parts to run: train, decode, generate, scaling (default: all)")
         ->check(CLI::IsMember({"train", "decode", "generate", "scaling"}));
+    command->add_option("--precision", args->precision, "what the matmuls multiply in: fp32 or bf16 (as a run config's \"precision\")")
+        ->capture_default_str()->check(CLI::IsMember(enum_name_list<kernels::MatmulPrecision>()));
     command->add_option("--out", args->out, "directory for the scaling CSV/JSON/SVG (default runs/bench)");
     command->add_flag("--json", args->json, "one JSON object per line per workload/case");
     command->footer("Examples:\n  tapeformer --threads 2 bench\n  tapeformer bench --workload W1 --only train --json\n"

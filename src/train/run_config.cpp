@@ -49,6 +49,7 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
     run.name = read_name(top, default_name);
     run.seed = static_cast<uint64_t>(top.integer("seed", 1, {.min = 0}));
     run.threads = top.integer("threads", 0, {.min = 0, .max = kMaxThreads});
+    run.precision = top.choice("precision", kernels::MatmulPrecision::fp32);
     config::JsonReader model = top.object("model");
     run.model = read_model_config(model);
     config::JsonReader data = top.object("data");
@@ -76,8 +77,15 @@ void check_threads(const RunConfig& run) {
                           std::to_string(kMaxThreads) + "), got " + std::to_string(run.threads));
 }
 
+void check_precision(const RunConfig& run) {
+    if (run.precision != kernels::MatmulPrecision::bf16) return;
+    if (const std::string reason = kernels::bf16_unsupported_reason(); !reason.empty())
+        throw ConfigError("precision: " + reason);
+}
+
 void check_new_run(const RunConfig& run) {
     check_threads(run);
+    check_precision(run);
     if (run.decode.max_length > decode_length_limit(run.model))
         throw ConfigError("decode.max_length: " + std::to_string(run.decode.max_length) + " tokens do not fit model.max_length (" +
                           std::to_string(run.model.max_length) + " positions, <bos> included): expected at most " +

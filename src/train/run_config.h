@@ -5,11 +5,19 @@
 #include <string>
 #include <vector>
 
+#include "autograd/kernels/matmul_precision.h"
+#include "config/enum_names.h"
 #include "config/json_reader.h"
 #include "models/build.h"
 #include "train/dataset.h"
 #include "train/optim_config.h"
 #include "train/train_config.h"
+
+namespace tf::kernels {
+inline constexpr EnumName<MatmulPrecision> kMatmulPrecisionNames[] = {{MatmulPrecision::fp32, "fp32"},
+                                                                       {MatmulPrecision::bf16, "bf16"}};
+inline std::span<const EnumName<MatmulPrecision>> enum_names(MatmulPrecision) { return kMatmulPrecisionNames; }
+}  // namespace tf::kernels
 
 namespace tf::train {
 
@@ -23,6 +31,9 @@ struct RunConfig {
     std::string name;    // the run directory's default name: runs/<name>, one plain path component
     uint64_t seed = 1;   // initial weights and dropout (the data section has its own seed)
     int64_t threads = 0; // 0 = every core
+    // What the matrix products multiply in: fp32, or bf16 mixed precision (f32 weights, optimizer,
+    // softmax, norms and loss; products of bf16 operands summed in f32). docs/math/mixed_precision.md
+    kernels::MatmulPrecision precision = kernels::MatmulPrecision::fp32;
     ModelConfig model;
     DataConfig data;
     OptimConfig optimizer;
@@ -36,8 +47,9 @@ struct RunConfig {
 RunConfig read_run_config(const config::Json& root, const std::string& default_name);
 
 // What a new run's config must also meet, though a saved run may have been made without it (on a
-// bigger machine, or before the rule): threads ≤ max_threads(), and a transformer's
-// decode.max_length ≤ model.max_length. Throws ConfigError naming the keys.
+// bigger machine, or before the rule): threads ≤ max_threads(), precision "bf16" only on a CPU
+// that has it, and a transformer's decode.max_length ≤ model.max_length. Throws ConfigError naming
+// the keys.
 void check_new_run(const RunConfig& run);
 // Its first half alone, for a --set threads= on resume: threads ≤ max_threads().
 void check_threads(const RunConfig& run);

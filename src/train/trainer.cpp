@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
@@ -67,6 +68,7 @@ private:
 
     const RunConfig& config_;
     TrainOptions options_;
+    kernels::MatmulPrecisionScope precision_;   // the config's matmul precision, for this run only
     RunDirectory dir_;
     Dataset dataset_;
     std::shared_ptr<SequenceModel> model_;
@@ -84,7 +86,7 @@ private:
 };
 
 TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
-    : config_(config), options_(options), dir_(options.run_dir.empty() ? "runs/" + config.name : options.run_dir),
+    : config_(config), options_(options), precision_(config.precision), dir_(options.run_dir.empty() ? "runs/" + config.name : options.run_dir),
       display_(config.train.max_steps, options.quiet) {
     dir_.require_directory(options.resume ? "--resume" : "--run-dir",
                            options.resume ? RunDirectory::Existing::required : RunDirectory::Existing::optional);

@@ -10,6 +10,8 @@
 #include <exception>
 
 #include "autograd/error.h"
+#include "autograd/kernels/bfloat16.h"
+#include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/onednn.h"
 
 #include <algorithm>
@@ -205,6 +207,7 @@ struct MatmulKey {
     int64_t batch_stride_a, batch_stride_b, batch_stride_c;
     bool accumulate;
     int threads;  // oneDNN fixes a primitive's thread count when it is created
+    MatmulPrecision precision;  // the operands' type: f32, or bf16 (C is f32 in both)
     auto operator<=>(const MatmulKey&) const = default;
 };
 
@@ -220,19 +223,20 @@ dnnl::engine& cpu_engine() {
 
 // A logical rows×cols operand, stored row-major (or, if transposed, stored cols×rows).
 // batch_stride 0 → batch dim 1, which matmul broadcasts; batch 1 → a plain 2-D matrix.
-memory::desc operand_desc(int64_t batch, int64_t batch_stride, int64_t rows, int64_t cols, bool transposed) {
+memory::desc operand_desc(int64_t batch, int64_t batch_stride, int64_t rows, int64_t cols, bool transposed,
+                          memory::data_type type = memory::data_type::f32) {
     const memory::dims matrix_strides = transposed ? memory::dims{1, rows} : memory::dims{cols, 1};
-    if (batch == 1) return memory::desc({rows, cols}, memory::data_type::f32, matrix_strides);
+    if (batch == 1) return memory::desc({rows, cols}, type, matrix_strides);
     const int64_t stored_batch = batch_stride == 0 ? 1 : batch;
     const int64_t step = batch_stride == 0 ? rows * cols : batch_stride;
-    return memory::desc({stored_batch, rows, cols}, memory::data_type::f32,
-                        {step, matrix_strides[0], matrix_strides[1]});
+    return memory::desc({stored_batch, rows, cols}, type, {step, matrix_strides[0], matrix_strides[1]});
 }
 
-CachedMatmul create_matmul(const GemmShape& s) {
+CachedMatmul create_matmul(const GemmShape& s, MatmulPrecision precision) {
+    const memory::data_type operand_type = precision == MatmulPrecision::bf16 ? memory::data_type::bf16 : memory::data_type::f32;
     CachedMatmul cached;
-    cached.a_desc = operand_desc(s.batch, s.batch_stride_a, s.M, s.K, s.trans_a);
-    cached.b_desc = operand_desc(s.batch, s.batch_stride_b, s.K, s.N, s.trans_b);
+    cached.a_desc = operand_desc(s.batch, s.batch_stride_a, s.M, s.K, s.trans_a, operand_type);
+    cached.b_desc = operand_desc(s.batch, s.batch_stride_b, s.K, s.N, s.trans_b, operand_type);
     cached.c_desc = operand_desc(s.batch, s.batch_stride_c, s.M, s.N, false);
     dnnl::primitive_attr attr;
     // user scratchpad: the library's shared one forbids running a primitive on another thread
@@ -251,17 +255,71 @@ CachedMatmul create_matmul(const GemmShape& s) {
 }
 
 // Built once per shape, under a lock; later calls share it.
-const CachedMatmul& cached_matmul(const GemmShape& s) {
+const CachedMatmul& cached_matmul(const GemmShape& s, MatmulPrecision precision) {
     static std::mutex mutex;
     static std::map<MatmulKey, CachedMatmul> cache;
     auto key_stride = [&](int64_t stride) { return s.batch == 1 ? 0 : stride; };   // unused when batch is 1
     const MatmulKey key{s.batch, s.M, s.N, s.K, s.trans_a, s.trans_b, key_stride(s.batch_stride_a),
                         key_stride(s.batch_stride_b), key_stride(s.batch_stride_c), s.accumulate,
-                        omp_in_parallel() ? 1 : omp_get_max_threads()};
+                        omp_in_parallel() ? 1 : omp_get_max_threads(), precision};
     std::lock_guard<std::mutex> lock(mutex);
     auto found = cache.find(key);
-    if (found == cache.end()) found = cache.emplace(key, create_matmul(s)).first;
+    if (found == cache.end()) found = cache.emplace(key, create_matmul(s, precision)).first;
     return found->second;   // std::map never moves its nodes, so the reference stays valid
+}
+
+// How many values of its buffer an operand of the product spans: one rows×cols matrix, or the
+// batch's matrices `batch_stride` apart (0: one matrix shared by every batch).
+int64_t operand_extent(int64_t batch, int64_t batch_stride, int64_t rows, int64_t cols) {
+    return batch == 1 || batch_stride == 0 ? rows * cols : (batch - 1) * batch_stride + rows * cols;
+}
+
+// The operand rounded to bf16 into this thread's buffer `slot` (0 for A, 1 for B), same layout.
+const bfloat16_bits* rounded_operand(const float* X, int64_t extent, int slot) {
+    thread_local std::vector<bfloat16_bits> buffers[2];
+    std::vector<bfloat16_bits>& buffer = buffers[slot];
+    if (static_cast<int64_t>(buffer.size()) < extent) buffer.resize(extent);
+    round_to_bfloat16(X, buffer.data(), extent);
+    return buffer.data();
+}
+
+// The same rounding widened back to f32, for the row loop: a product of two bf16 values is exact
+// in f32, so the loop then computes what a bf16 matmul does (bf16 products, f32 sums).
+const float* rounded_operand_as_f32(const float* X, int64_t extent, int slot) {
+    thread_local std::vector<float> buffers[2];
+    std::vector<float>& buffer = buffers[slot];
+    if (static_cast<int64_t>(buffer.size()) < extent) buffer.resize(extent);
+#pragma omp simd
+    for (int64_t i = 0; i < extent; ++i) buffer[i] = from_bfloat16(to_bfloat16(X[i]));
+    return buffer.data();
+}
+
+// C = op(A)·op(B) by a cached oneDNN primitive; in bf16, A and B are rounded first and the
+// primitive multiplies bf16 and sums in f32.
+void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s, MatmulPrecision precision) {
+    check_shape(s);
+    if (handle_empty(C, s)) return;
+    try {
+        const CachedMatmul& matmul = cached_matmul(s, precision);
+        const void* a_data = A;
+        const void* b_data = B;
+        if (precision == MatmulPrecision::bf16) {
+            a_data = rounded_operand(A, operand_extent(s.batch, s.batch_stride_a, s.M, s.K), 0);
+            b_data = rounded_operand(B, operand_extent(s.batch, s.batch_stride_b, s.K, s.N), 1);
+        }
+        thread_local dnnl::stream stream(cpu_engine());
+        thread_local std::vector<std::byte> scratchpad_bytes;
+        scratchpad_bytes.resize(std::max<size_t>(scratchpad_bytes.size(), matmul.scratchpad_desc.get_size()));
+        // oneDNN takes non-const handles; it only reads A and B.
+        matmul.primitive.execute(stream, {
+            {DNNL_ARG_SRC, memory(matmul.a_desc, cpu_engine(), const_cast<void*>(a_data))},
+            {DNNL_ARG_WEIGHTS, memory(matmul.b_desc, cpu_engine(), const_cast<void*>(b_data))},
+            {DNNL_ARG_DST, memory(matmul.c_desc, cpu_engine(), C)},
+            {DNNL_ARG_SCRATCHPAD, memory(matmul.scratchpad_desc, cpu_engine(), scratchpad_bytes.data())}});
+        stream.wait();
+    } catch (const dnnl::error& e) {
+        throw ShapeError(describe(s) + ": oneDNN refused it: " + e.what());
+    }
 }
 
 }  // namespace
@@ -276,23 +334,7 @@ void gemm_reference(const double* A, const double* B, double* C, const GemmShape
 }
 
 void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s) {
-    check_shape(s);
-    if (handle_empty(C, s)) return;
-    try {
-        const CachedMatmul& matmul = cached_matmul(s);
-        thread_local dnnl::stream stream(cpu_engine());
-        thread_local std::vector<std::byte> scratchpad_bytes;
-        scratchpad_bytes.resize(std::max<size_t>(scratchpad_bytes.size(), matmul.scratchpad_desc.get_size()));
-        // oneDNN takes non-const handles; it only reads A and B.
-        matmul.primitive.execute(stream, {
-            {DNNL_ARG_SRC, memory(matmul.a_desc, cpu_engine(), const_cast<float*>(A))},
-            {DNNL_ARG_WEIGHTS, memory(matmul.b_desc, cpu_engine(), const_cast<float*>(B))},
-            {DNNL_ARG_DST, memory(matmul.c_desc, cpu_engine(), C)},
-            {DNNL_ARG_SCRATCHPAD, memory(matmul.scratchpad_desc, cpu_engine(), scratchpad_bytes.data())}});
-        stream.wait();
-    } catch (const dnnl::error& e) {
-        throw ShapeError(describe(s) + ": oneDNN refused it: " + e.what());
-    }
+    onednn_matmul(A, B, C, s, MatmulPrecision::fp32);
 }
 
 // This thread's OpenMP thread count is 1 while alive (oneDNN then creates and runs a
@@ -323,22 +365,28 @@ private:
 // oneDNN on this thread alone: waking a sleeping thread costs ~40 µs here, as much as the product.
 void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
     count_flops(s);
+    const MatmulPrecision precision = matmul_precision();
     constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
     constexpr int64_t kTooSmallToShare = 1 << 17;  // batch·M·N·K in all
     constexpr int64_t kWorthSharing = 1 << 21;     // batch·M·N·K in all, ~80 µs on one core
     const int64_t product = s.batch * s.M * s.N * s.K;
     if (product < kTooSmallToShare) {
+        if (precision == MatmulPrecision::bf16) {
+            check_shape(s);
+            A = rounded_operand_as_f32(A, operand_extent(s.batch, s.batch_stride_a, s.M, s.K), 0);
+            B = rounded_operand_as_f32(B, operand_extent(s.batch, s.batch_stride_b, s.K, s.N), 1);
+        }
         row_loop(A, B, C, s, RowThreads::this_thread_only);
         return;
     }
     const int threads = omp_get_max_threads();
     if (product < kWorthSharing && threads > 1 && !omp_in_parallel()) {
         const OneThreadForScope this_thread_only;
-        gemm_onednn(A, B, C, s);
+        onednn_matmul(A, B, C, s, precision);
         return;
     }
     if (threads < 2 || omp_in_parallel() || !s.trans_b || s.batch < 2 * threads || s.M * s.N * s.K > kSmallProduct) {
-        gemm_onednn(A, B, C, s);
+        onednn_matmul(A, B, C, s, precision);
         return;
     }
     std::exception_ptr failure;
@@ -349,7 +397,7 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
         GemmShape slice = s;
         slice.batch = end - begin;
         try {
-            gemm_onednn(A + begin * s.batch_stride_a, B + begin * s.batch_stride_b, C + begin * s.batch_stride_c, slice);
+            onednn_matmul(A + begin * s.batch_stride_a, B + begin * s.batch_stride_b, C + begin * s.batch_stride_c, slice, precision);
         } catch (...) {
 #pragma omp critical
             failure = std::current_exception();

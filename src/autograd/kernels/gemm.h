@@ -27,7 +27,9 @@ void gemm_reference(const double* A, const double* B, double* C, const GemmShape
 void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s);
 
 // gemm: what the framework calls: oneDNN for f32, a cache-friendly loop for f64 (oneDNN has no f64
-// matmul) and for f32 products too small to share between threads (a decoding step's).
+// matmul) and for f32 products too small to share between threads (a decoding step's). Under
+// MatmulPrecision::bf16 (matmul_precision.h) every f32 product rounds A and B to bf16 and sums
+// in f32 (oneDNN's bf16 matmul; the small ones, the row loop on the rounded operands).
 void gemm(const float* A, const float* B, float* C, const GemmShape& s);
 void gemm(const double* A, const double* B, double* C, const GemmShape& s);
 

@@ -1,0 +1,133 @@
+// Mixed precision: bfloat16 rounding worked by hand, and f32 products under MatmulPrecision::bf16
+// equal to the reference loop on operands rounded to bf16 (so the rounding, and nothing else, is
+// what changes), on odd shapes, transposes, broadcast batches and accumulate.
+#include "catch.h"
+
+#include "autograd/error.h"
+#include "autograd/kernels/bfloat16.h"
+#include "autograd/kernels/gemm.h"
+#include "autograd/kernels/matmul_precision.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+using tf::kernels::from_bfloat16;
+using tf::kernels::GemmShape;
+using tf::kernels::MatmulPrecision;
+using tf::kernels::to_bfloat16;
+
+namespace {
+
+std::vector<float> random_floats(int64_t count, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> values(count);
+    for (float& v : values) v = uniform(rng);
+    return values;
+}
+
+std::vector<float> rounded_to_bfloat16(std::vector<float> values) {
+    for (float& v : values) v = from_bfloat16(to_bfloat16(v));
+    return values;
+}
+
+// max |bf16 gemm − reference on rounded operands| / (1 + |reference|), C pre-filled for accumulate.
+double error_against_rounded_reference(const GemmShape& s) {
+    auto matrices = [&](int64_t stride) { return stride == 0 ? 1 : s.batch; };
+    const auto A = random_floats(matrices(s.batch_stride_a) * s.M * s.K, 1);
+    const auto B = random_floats(matrices(s.batch_stride_b) * s.K * s.N, 2);
+    auto C = random_floats(s.batch * s.M * s.N, 3);
+    auto C_reference = C;
+    {
+        const tf::kernels::MatmulPrecisionScope bf16(MatmulPrecision::bf16);
+        tf::kernels::gemm(A.data(), B.data(), C.data(), s);
+    }
+    tf::kernels::gemm_reference(rounded_to_bfloat16(A).data(), rounded_to_bfloat16(B).data(), C_reference.data(), s);
+    double worst = 0;
+    for (size_t i = 0; i < C.size(); ++i)
+        worst = std::max(worst, std::abs(double(C[i]) - C_reference[i]) / (1 + std::abs(double(C_reference[i]))));
+    return worst;
+}
+
+bool cpu_has_bf16() { return tf::kernels::bf16_unsupported_reason().empty(); }
+
+}  // namespace
+
+TEST_CASE("bfloat16: rounding to nearest, ties to even, worked by hand", "[unit][precision]") {
+    CHECK(to_bfloat16(1.0f) == 0x3F80);                         // 1 = 0x3F800000: the top half
+    CHECK(to_bfloat16(-2.5f) == 0xC020);                        // exact in 7 mantissa bits
+    CHECK(to_bfloat16(1.0f + 0x1p-8f) == 0x3F80);               // halfway between 1 and 1 + 2⁻⁷: to even (1)
+    CHECK(to_bfloat16(1.0f + 3 * 0x1p-8f) == 0x3F82);           // halfway between 1 + 2⁻⁷ and 1 + 2⁻⁶: to even
+    CHECK(to_bfloat16(1.0f + 0x1p-8f + 0x1p-20f) == 0x3F81);    // just above halfway: up
+    CHECK(to_bfloat16(std::numeric_limits<float>::infinity()) == 0x7F80);
+    CHECK(to_bfloat16(std::numeric_limits<float>::max()) == 0x7F80);   // past the largest bf16: infinity
+    CHECK(std::isnan(from_bfloat16(to_bfloat16(std::numeric_limits<float>::quiet_NaN()))));
+    CHECK(from_bfloat16(0x3FC0) == 1.5f);
+}
+
+TEST_CASE("bfloat16: a round trip keeps 8 significant bits (relative error at most 2^-8)", "[property][precision]") {
+    // 8 significant bits (7 stored + the implicit 1): rounding moves x by at most half a unit in
+    // the last place, 2^(e−8) for |x| ∈ [2^e, 2^(e+1)), so at most 2⁻⁸·|x|.
+    const auto values = random_floats(10000, 7);
+    std::vector<tf::kernels::bfloat16_bits> rounded(values.size());
+    tf::kernels::round_to_bfloat16(values.data(), rounded.data(), static_cast<int64_t>(values.size()));
+    int64_t loop_differs = 0;
+    double worst_relative = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+        loop_differs += rounded[i] != to_bfloat16(values[i]);
+        worst_relative = std::max(worst_relative, std::abs(double(from_bfloat16(rounded[i])) - values[i]) / std::abs(values[i]));
+    }
+    CHECK(loop_differs == 0);   // the vectorised loop and the scalar agree
+    CHECK(worst_relative <= std::ldexp(1.0, -8));
+    CHECK(worst_relative > std::ldexp(1.0, -10));   // and it does round: 10,000 values hit near-worst cases
+}
+
+TEST_CASE("gemm in bf16 equals the reference loop on operands rounded to bf16", "[unit][precision]") {
+    if (!cpu_has_bf16()) {   // this CPU refuses bf16, naming the instructions it lacks
+        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
+        CHECK_THAT(tf::kernels::bf16_unsupported_reason(), Catch::Contains("AVX512-BF16"));
+        return;
+    }
+    // the first two are small enough for the row loop, the others go to oneDNN (≥ 2^17 multiply-adds)
+    for (const GemmShape& s : {GemmShape{.M = 5, .N = 7, .K = 3},
+                               GemmShape{.batch = 3, .M = 9, .N = 4, .K = 6, .trans_a = true, .trans_b = true,
+                                         .batch_stride_a = 54, .batch_stride_b = 0, .batch_stride_c = 36, .accumulate = true},
+                               GemmShape{.M = 67, .N = 45, .K = 53},
+                               GemmShape{.M = 130, .N = 33, .K = 31, .trans_a = true},
+                               GemmShape{.M = 65, .N = 129, .K = 64, .trans_b = true, .accumulate = true},
+                               GemmShape{.batch = 4, .M = 64, .N = 64, .K = 17, .trans_a = true, .trans_b = true,
+                                         .batch_stride_a = 64 * 17, .batch_stride_b = 0, .batch_stride_c = 64 * 64},
+                               GemmShape{.batch = 16, .M = 33, .N = 31, .K = 65, .trans_b = true,
+                                         .batch_stride_a = 33 * 65, .batch_stride_b = 31 * 65, .batch_stride_c = 33 * 31}}) {
+        INFO("M " << s.M << " N " << s.N << " K " << s.K << " batch " << s.batch);
+        CHECK(error_against_rounded_reference(s) < 1e-5);
+    }
+}
+
+TEST_CASE("gemm in bf16 differs from f32 by the rounding of its operands, no more", "[property][precision]") {
+    if (!cpu_has_bf16()) {
+        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
+        return;
+    }
+    const GemmShape s{.M = 64, .N = 64, .K = 64};
+    const auto A = random_floats(64 * 64, 4), B = random_floats(64 * 64, 5);
+    std::vector<float> C_f32(64 * 64), C_bf16(64 * 64);
+    tf::kernels::gemm(A.data(), B.data(), C_f32.data(), s);
+    {
+        const tf::kernels::MatmulPrecisionScope bf16(MatmulPrecision::bf16);
+        tf::kernels::gemm(A.data(), B.data(), C_bf16.data(), s);
+    }
+    CHECK(tf::kernels::matmul_precision() == MatmulPrecision::fp32);   // the scope restored it
+    // |Δ(a·b)| ≲ 2·2⁻⁸·|a·b| per term (each operand off by at most 2⁻⁸ relative): summed over K
+    // terms of |a·b| ≤ 1 that bounds the error by 64 · 2⁻⁷ = 0.5; random signs keep it far smaller.
+    double largest = 0, sum = 0;
+    for (size_t i = 0; i < C_f32.size(); ++i) {
+        const double difference = std::abs(double(C_f32[i]) - C_bf16[i]);
+        largest = std::max(largest, difference);
+        sum += difference;
+    }
+    CHECK(largest < 0.5);
+    CHECK(sum / C_f32.size() > 1e-4);   // bf16 really ran: f32 products would agree to ~1e-6
+}
