@@ -254,18 +254,62 @@ CachedMatmul create_matmul(const GemmShape& s, MatmulPrecision precision) {
     return cached;
 }
 
+MatmulKey key_of(const GemmShape& s, MatmulPrecision precision) {
+    auto key_stride = [&](int64_t stride) { return s.batch == 1 ? 0 : stride; };   // unused when batch is 1
+    return MatmulKey{s.batch, s.M, s.N, s.K, s.trans_a, s.trans_b, key_stride(s.batch_stride_a),
+                     key_stride(s.batch_stride_b), key_stride(s.batch_stride_c), s.accumulate,
+                     omp_in_parallel() ? 1 : omp_get_max_threads(), precision};
+}
+
 // Built once per shape, under a lock; later calls share it.
-const CachedMatmul& cached_matmul(const GemmShape& s, MatmulPrecision precision) {
+const CachedMatmul& cached_matmul(const MatmulKey& key, const GemmShape& s) {
     static std::mutex mutex;
     static std::map<MatmulKey, CachedMatmul> cache;
-    auto key_stride = [&](int64_t stride) { return s.batch == 1 ? 0 : stride; };   // unused when batch is 1
-    const MatmulKey key{s.batch, s.M, s.N, s.K, s.trans_a, s.trans_b, key_stride(s.batch_stride_a),
-                        key_stride(s.batch_stride_b), key_stride(s.batch_stride_c), s.accumulate,
-                        omp_in_parallel() ? 1 : omp_get_max_threads(), precision};
     std::lock_guard<std::mutex> lock(mutex);
     auto found = cache.find(key);
-    if (found == cache.end()) found = cache.emplace(key, create_matmul(s, precision)).first;
+    if (found == cache.end()) found = cache.emplace(key, create_matmul(s, key.precision)).first;
     return found->second;   // std::map never moves its nodes, so the reference stays valid
+}
+
+// A shared primitive with this thread's memory objects for it: a call only points them at its
+// buffers (creating four oneDNN memory objects per call cost as much as a 64×64 tile's product).
+struct BoundMatmul {
+    const CachedMatmul* matmul;
+    memory a, b, c, scratchpad;
+};
+
+BoundMatmul& bound_matmul(const GemmShape& s, MatmulPrecision precision) {
+    thread_local std::map<MatmulKey, BoundMatmul> bound;
+    const MatmulKey key = key_of(s, precision);
+    auto found = bound.find(key);
+    if (found == bound.end()) {
+        const CachedMatmul& matmul = cached_matmul(key, s);
+        found = bound.emplace(key, BoundMatmul{&matmul, memory(matmul.a_desc, cpu_engine(), nullptr),
+                                               memory(matmul.b_desc, cpu_engine(), nullptr),
+                                               memory(matmul.c_desc, cpu_engine(), nullptr),
+                                               memory(matmul.scratchpad_desc, cpu_engine(), nullptr)}).first;
+    }
+    return found->second;
+}
+
+// C = op(A)·op(B) by the cached primitive, A and B already in its operand type (f32 or bf16).
+void execute_matmul(const void* A, const void* B, float* C, const GemmShape& s, MatmulPrecision precision) {
+    try {
+        BoundMatmul& bound = bound_matmul(s, precision);
+        thread_local dnnl::stream stream(cpu_engine());
+        thread_local std::vector<std::byte> scratchpad_bytes;
+        scratchpad_bytes.resize(std::max<size_t>(scratchpad_bytes.size(), bound.matmul->scratchpad_desc.get_size()));
+        // oneDNN takes non-const handles; it only reads A and B.
+        bound.a.set_data_handle(const_cast<void*>(A));
+        bound.b.set_data_handle(const_cast<void*>(B));
+        bound.c.set_data_handle(C);
+        bound.scratchpad.set_data_handle(scratchpad_bytes.data());
+        bound.matmul->primitive.execute(stream, {{DNNL_ARG_SRC, bound.a}, {DNNL_ARG_WEIGHTS, bound.b},
+                                                 {DNNL_ARG_DST, bound.c}, {DNNL_ARG_SCRATCHPAD, bound.scratchpad}});
+        stream.wait();
+    } catch (const dnnl::error& e) {
+        throw ShapeError(describe(s) + ": oneDNN refused it: " + e.what());
+    }
 }
 
 // How many values of its buffer an operand of the product spans: one rows×cols matrix, or the
@@ -294,32 +338,17 @@ const float* rounded_operand_as_f32(const float* X, int64_t extent, int slot) {
     return buffer.data();
 }
 
-// C = op(A)·op(B) by a cached oneDNN primitive; in bf16, A and B are rounded first and the
-// primitive multiplies bf16 and sums in f32.
+// C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first and the primitive multiplies
+// bf16 and sums in f32.
 void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s, MatmulPrecision precision) {
     check_shape(s);
     if (handle_empty(C, s)) return;
-    try {
-        const CachedMatmul& matmul = cached_matmul(s, precision);
-        const void* a_data = A;
-        const void* b_data = B;
-        if (precision == MatmulPrecision::bf16) {
-            a_data = rounded_operand(A, operand_extent(s.batch, s.batch_stride_a, s.M, s.K), 0);
-            b_data = rounded_operand(B, operand_extent(s.batch, s.batch_stride_b, s.K, s.N), 1);
-        }
-        thread_local dnnl::stream stream(cpu_engine());
-        thread_local std::vector<std::byte> scratchpad_bytes;
-        scratchpad_bytes.resize(std::max<size_t>(scratchpad_bytes.size(), matmul.scratchpad_desc.get_size()));
-        // oneDNN takes non-const handles; it only reads A and B.
-        matmul.primitive.execute(stream, {
-            {DNNL_ARG_SRC, memory(matmul.a_desc, cpu_engine(), const_cast<void*>(a_data))},
-            {DNNL_ARG_WEIGHTS, memory(matmul.b_desc, cpu_engine(), const_cast<void*>(b_data))},
-            {DNNL_ARG_DST, memory(matmul.c_desc, cpu_engine(), C)},
-            {DNNL_ARG_SCRATCHPAD, memory(matmul.scratchpad_desc, cpu_engine(), scratchpad_bytes.data())}});
-        stream.wait();
-    } catch (const dnnl::error& e) {
-        throw ShapeError(describe(s) + ": oneDNN refused it: " + e.what());
+    if (precision == MatmulPrecision::fp32) {
+        execute_matmul(A, B, C, s, precision);
+        return;
     }
+    execute_matmul(rounded_operand(A, operand_extent(s.batch, s.batch_stride_a, s.M, s.K), 0),
+                   rounded_operand(B, operand_extent(s.batch, s.batch_stride_b, s.K, s.N), 1), C, s, precision);
 }
 
 }  // namespace
