@@ -119,8 +119,13 @@ TEST_CASE("a tiny transformer trained in bf16 reaches fp32's copy-task test accu
 
 TEST_CASE("a GRU with additive attention learns the copy task to 99% token accuracy", "[integration]") {
     test::TempDir dir("tapeformer-gru");
+    // The learning rate decays to 0 by the last step: at the config's constant 0.003 the validation
+    // accuracy keeps bouncing between 0.978 and 1 after step 300, so where a fixed step count lands
+    // depended on float rounding (0.984 in a sanitizer build on an AVX2 machine). With the cosine
+    // decay it is ≥ 0.998 from step 250 on.
     const RunConfig config = load_run_config(kConfigs + "copy_gru_attention.json",
-                                             {"threads=1", "train.max_steps=500", "train.eval_every=0", "train.checkpoint_every=0"});
+                                             {"threads=1", "train.max_steps=500", "train.eval_every=0", "train.checkpoint_every=0",
+                                              R"(optimizer.schedule={"name": "cosine"})"});
     const TrainResult result = train::train(config, {.run_dir = dir.path(), .quiet = true});
     INFO("valid token accuracy " << result.valid.token_accuracy);
     CHECK(result.valid.token_accuracy >= 0.99);
