@@ -254,6 +254,8 @@ CachedMatmul create_matmul(const GemmShape& s, MatmulPrecision precision) {
     return cached;
 }
 
+// What a primitive is made for: the shape, the precision, and the threads it may use (one inside
+// a parallel region).
 MatmulKey key_of(const GemmShape& s, MatmulPrecision precision) {
     auto key_stride = [&](int64_t stride) { return s.batch == 1 ? 0 : stride; };   // unused when batch is 1
     return MatmulKey{s.batch, s.M, s.N, s.K, s.trans_a, s.trans_b, key_stride(s.batch_stride_a),
