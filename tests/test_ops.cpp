@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/dropout_mask.h"
 #include "autograd/error.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"
@@ -133,6 +134,31 @@ TEST_CASE("dropout: identity in eval, inverted scaling and a seeded mask in trai
     Rng a(5), b(5);
     CHECK(dropout(x, 0.5, a, true).to_vector() == dropout(x, 0.5, b, true).to_vector());
     REQUIRE_THROWS_WITH(dropout(x, 1.0, rng, true), Catch::Contains("dropout: probability 1"));
+}
+
+TEST_CASE("dropout: an example's mask is the same in any batch it is run in, at any padded width", "[unit]") {
+    // Gradient accumulation and data parallelism run a batch of 6 as pieces; the pieces, each told
+    // where its first example sits, must draw exactly the whole batch's mask.
+    const Tensor x = Tensor::ones({6, 5, 4}, DType::f64);
+    Rng whole_rng(11);
+    const Tensor whole = dropout(x, 0.5, whole_rng, true);
+    Tensor pieces[2];
+    for (int64_t piece = 0; piece < 2; ++piece) {
+        Rng piece_rng(11);   // the same key for the same call
+        const BatchRowsScope rows(3 * piece);
+        pieces[piece] = dropout(slice(x, 0, 3 * piece, 3 * piece + 3), 0.5, piece_rng, true);
+    }
+    CHECK(concat({pieces[0], pieces[1]}, 0).to_vector() == whole.to_vector());
+    CHECK(batch_first_row() == 0);   // the scope restored it
+    // Padded to 7 positions instead of 5: the first 5 positions keep their mask.
+    Rng wider_rng(11);
+    const Tensor wider = dropout(Tensor::ones({6, 7, 4}, DType::f64), 0.5, wider_rng, true);
+    CHECK(slice(wider, 1, 0, 5).to_vector() == whole.to_vector());
+    // A different row offset, or the next call, gives another mask.
+    Rng shifted_rng(11);
+    const BatchRowsScope shifted(1);
+    CHECK(dropout(x, 0.5, shifted_rng, true).to_vector() != whole.to_vector());
+    CHECK(dropout(x, 0.5, whole_rng, true).to_vector() != whole.to_vector());
 }
 
 TEST_CASE("cross_entropy: mean −log p(target), skipping ignored targets", "[unit]") {

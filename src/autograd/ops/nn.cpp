@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include "autograd/dropout_mask.h"
 #include "autograd/error.h"
 #include "autograd/kernels/elementwise.h"
 #include "autograd/kernels/layer_norm.h"
@@ -43,15 +45,36 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
 
 // ── dropout ──  training: y = x ⊙ m / (1 − p),  m_i ~ Bernoulli(1 − p)   (inverted: eval needs no rescale)
 //               eval, or p = 0: y = x                                      dx = dy ⊙ m / (1 − p)
+// m at (b, i₁, …, iₙ) is 1 when hash(key, first_row + b, i₁, …, iₙ) / 2⁶⁴ ≥ p, with one key drawn
+// from `rng` per call (autograd/dropout_mask.h): an example gets the same mask in any batch.
 Tensor dropout(const Tensor& x, double p, Rng& rng, bool training) {
     if (!(p >= 0.0 && p < 1.0)) throw ValueError("dropout: probability " + std::to_string(p) + " is not in [0, 1)");
     if (!training || p == 0.0) return x;
+    const uint64_t key = rng.next_u64();
+    const int64_t first_row = batch_first_row();
+    // The last axis is hashed innermost; a vector's elements are rows of their own.
+    const int64_t inner = x.dim() >= 2 ? x.size(-1) : 1;
+    const int64_t outer = inner > 0 ? x.numel() / inner : 0;
+    const int64_t outer_axes = std::max<int64_t>(x.dim() - 1, 1);
     Tensor scaled_mask(x.shape(), x.dtype());
     dispatch(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const T keep_scale = static_cast<T>(1.0 / (1.0 - p));
         T* mask = scaled_mask.data<T>();
-        for (int64_t i = 0; i < x.numel(); ++i) mask[i] = rng.uniform() >= p ? keep_scale : T(0);
+        std::vector<int64_t> coordinate(static_cast<std::size_t>(outer_axes));
+        for (int64_t o = 0; o < outer; ++o) {
+            for (int64_t axis = outer_axes - 1, rest = o; axis >= 0; --axis) {
+                const int64_t extent = x.dim() >= 2 ? x.size(axis) : outer;
+                coordinate[static_cast<std::size_t>(axis)] = rest % extent;
+                rest /= extent;
+            }
+            uint64_t where = hash_coordinate(key, first_row + coordinate[0]);
+            for (int64_t axis = 1; axis < outer_axes; ++axis) where = hash_coordinate(where, coordinate[static_cast<std::size_t>(axis)]);
+            for (int64_t i = 0; i < inner; ++i) {
+                const double u = static_cast<double>(hash_coordinate(where, i) >> 11) * 0x1.0p-53;
+                mask[o * inner + i] = u >= p ? keep_scale : T(0);
+            }
+        }
     });
     Tensor y = kernels::zip(x, scaled_mask, [](auto v, auto m) { return v * m; }, "dropout");
     return record("dropout", {x}, y, [scaled_mask](const Tensor& dy) -> Grads {
