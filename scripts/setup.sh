@@ -7,8 +7,10 @@ TF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # archive has is installed (Catch2 v3 is libcatch2-dev on Debian 13, Catch2 v2 is catch2 on 12).
 # ocl-icd-opencl-dev: Debian's dnnl-config.cmake does find_package(OpenCL REQUIRED), and
 # libdnnl-dev only recommends it, so --no-install-recommends would leave it out.
+# libopenmpi-dev and openmpi-bin: data-parallel training and its tests under `mpirun -np 2`
+# (Open MPI 4.1 on Debian 12, 5.0 on 13); the build works without them, less that feature.
 TF_PACKAGES=(g++ cmake ninja-build libdnnl-dev ocl-icd-opencl-dev libcli11-dev nlohmann-json3-dev
-             "libcatch2-dev|catch2" fortunes)
+             "libcatch2-dev|catch2" fortunes libopenmpi-dev openmpi-bin)
 
 tf_is_installed() {
     [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]

@@ -8,6 +8,7 @@
 #include "autograd/error.h"
 #include "autograd/kernels/mode.h"
 #include "cli/commands.h"
+#include "distributed/communicator.h"
 
 namespace {
 // Two settings that the runtime libraries read before main() runs, so they are set here and the
@@ -60,9 +61,15 @@ int main(int argc, char** argv) {
         app.exit(error);
         return 2;
     } catch (const std::exception& error) {
-        std::cerr << "error: " << error.what() << "\n";
         // A bad config, data file, checkpoint or argument value: exit 2. Anything else: exit 1.
-        return dynamic_cast<const tf::InputError*>(&error) ? 2 : 1;
+        const int code = dynamic_cast<const tf::InputError*>(&error) ? 2 : 1;
+        if (tf::distributed::launched_ranks() > 1 && tf::distributed::mpi_available()) {
+            // The other ranks may be waiting for this one in a collective: take the whole job down.
+            std::cerr << "error (rank " << tf::distributed::world().rank() << "): " << error.what() << std::endl;
+            tf::distributed::world().abort_job(code);
+        }
+        std::cerr << "error: " << error.what() << "\n";
+        return code;
     }
     return exit_code;
 }

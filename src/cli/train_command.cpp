@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "config/json_file.h"
+#include "distributed/communicator.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
 
@@ -24,6 +25,7 @@ int run_train(const TrainArguments& args) {
     options.check_numerics = args.check_numerics;
     options.quiet = args.quiet;
     options.init_weights = args.init;
+    options.ranks = &distributed::world();
     train::RunConfig config;
     if (!args.resume.empty()) {
         // The run's own resolved config, with any --set (say, a longer train.max_steps) applied;
@@ -46,6 +48,7 @@ int run_train(const TrainArguments& args) {
         options.run_dir = args.run_dir;
     }
     const train::TrainResult result = train::train(config, options);
+    if (options.ranks->rank() != 0) return 0;   // rank 0 reports for the job
     std::cout << "run: " << result.run_dir << "  steps: " << result.steps
               << (result.interrupted ? "  (stopped by a signal; continue with --resume " + result.run_dir + ")" : "") << "\n";
     if (result.valid.tokens > 0)

@@ -156,14 +156,16 @@ void Batcher::plan_epoch() {
     }
 }
 
-Batch Batcher::next() {
+std::vector<int64_t> Batcher::next_indices() {
     if (position_ == batches_per_epoch()) {
         ++epoch_;
         position_ = 0;
         plan_epoch();
     }
-    return make_batch(examples_, plan_[static_cast<std::size_t>(position_++)], options_.lm);
+    return plan_[static_cast<std::size_t>(position_++)];
 }
+
+Batch Batcher::next() { return make_batch(examples_, next_indices(), options_.lm); }
 
 void Batcher::restore(const BatcherState& state) {
     if (state.position < 0 || state.position > batches_per_epoch() || state.epoch < 0)

@@ -68,6 +68,9 @@ public:
     Batcher(std::vector<Example> examples, BatcherOptions options);
 
     Batch next();  // the next batch; after the last of an epoch, the next epoch begins
+    // The next batch's example indices into examples(), as next() would batch them.
+    std::vector<int64_t> next_indices();
+    const std::vector<Example>& examples() const { return examples_; }
     int64_t epoch() const { return epoch_; }
     int64_t position() const { return position_; }
     int64_t batches_per_epoch() const { return static_cast<int64_t>(plan_.size()); }

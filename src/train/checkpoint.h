@@ -16,6 +16,8 @@ struct TrainingProgress {
     double elapsed_seconds = 0;    // training time before this process (max_minutes counts it)
     double best_valid_loss = 0;    // NaN until the first evaluation
     int64_t best_step = 0;
+    // The dropout Rng at the save. Each step reseeds it from the run's seed and the step number
+    // (trainer.cpp), so a resume does not need it; it stays so that older checkpoints still read.
     Rng::State dropout_rng{};
     BatcherState batcher;
     // The log row still open at the save (loss summed over its steps so far), so that a resumed run

@@ -9,6 +9,7 @@ namespace tf::train {
 
 const std::vector<std::string> kResumableKeys = {
     "threads",                         // how many cores compute the same sums
+    "train.accumulate_steps",          // how many pieces one step's batch is computed in
     "train.max_steps",                 // the budget
     "train.max_minutes",
     "optimizer.schedule.total_steps",  // a schedule tied to max_steps follows a longer budget

@@ -63,6 +63,10 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
     config::JsonReader decode = optional_section(top, "decode", run.resolved);
     run.decode = read_decode_config(decode, std::min(decode_length_limit(run.model), DecodeConfig{}.max_length));
     top.finish();
+    if (run.data.batch_size % run.train.accumulate_steps != 0)
+        throw ConfigError("train.accumulate_steps: " + std::to_string(run.train.accumulate_steps) +
+                          " micro-batches must divide data.batch_size " + std::to_string(run.data.batch_size) +
+                          " into equal parts (each micro-batch is batch_size / accumulate_steps examples)");
     if (run.model.is_language_model() != (run.data.task == "lm"))
         throw ConfigError("model.type: \"" + name_of(run.model.type) + "\" " +
                           (run.model.is_language_model() ? "is a language model and needs data.task \"lm\""

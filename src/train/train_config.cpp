@@ -20,6 +20,7 @@ TrainConfig read_train_config(config::JsonReader& section) {
     train.checkpoint_every = section.integer("checkpoint_every", train.checkpoint_every, {.min = 0, .max = 100'000'000});
     train.keep_checkpoints = section.integer("keep_checkpoints", train.keep_checkpoints, {.min = 1, .max = 1000});
     train.label_smoothing = section.number("label_smoothing", train.label_smoothing, 0.0, 0.99);
+    train.accumulate_steps = section.integer("accumulate_steps", train.accumulate_steps, {.min = 1, .max = 1'000'000});
     if (section.has("temperature_curriculum")) {
         config::JsonReader curriculum = section.object("temperature_curriculum");
         train.temperature_curriculum.enabled = true;

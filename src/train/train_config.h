@@ -26,6 +26,9 @@ struct TrainConfig {
     int64_t checkpoint_every = 500;  // 0 = only at the end (and on SIGINT/SIGTERM)
     int64_t keep_checkpoints = 3;    // older step checkpoints are deleted (best.safetensors stays)
     double label_smoothing = 0.0;
+    // k: each step runs data.batch_size examples as k micro-batches of batch_size / k and takes one
+    // optimizer step on their summed gradient, as if they were one batch (less memory, same step).
+    int64_t accumulate_steps = 1;
     TemperatureCurriculum temperature_curriculum;
 };
 

@@ -11,12 +11,15 @@
 #include <cstdio>
 #include <fstream>
 
+#include "autograd/dropout_mask.h"
 #include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
+#include "train/batch_shares.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
+#include "train/gradient_sum.h"
 #include "train/progress.h"
 #include "train/resume_config.h"
 #include "train/run_dir.h"
@@ -57,7 +60,16 @@ private:
     void start_fresh();
     void resume();
     void remove_stale_temporaries_of_run();
-    double train_step(const Batch& batch, double& grad_norm);  // returns the loss
+    // What every rank agrees on after a step: the batch's loss, and whether to stop.
+    struct StepOutcome {
+        double loss = 0;
+        bool stop_requested = false;  // SIGINT/SIGTERM reached some rank
+        bool out_of_time = false;     // some rank's clock says the time budget is spent
+    };
+    // This rank's pieces of the batch, forward and backward each; then the gradient and the loss
+    // summed over the ranks, and the gradient clipped.
+    StepOutcome train_step(const std::vector<int64_t>& batch, int64_t batch_tokens, double& grad_norm);
+    bool leader() const { return ranks_.rank() == 0; }
     // `last`: the run ends after this step (max_steps reached or the time budget spent).
     void after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last);
     bool out_of_time(bool this_process_too) const;
@@ -68,6 +80,8 @@ private:
 
     const RunConfig& config_;
     TrainOptions options_;
+    std::unique_ptr<distributed::Communicator> own_ranks_;   // this process alone, when options name no ranks
+    distributed::Communicator& ranks_;
     kernels::MatmulPrecisionScope precision_;   // the config's matmul precision, for this run only
     RunDirectory dir_;
     Dataset dataset_;
@@ -86,10 +100,18 @@ private:
 };
 
 TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
-    : config_(config), options_(options), precision_(config.precision), dir_(options.run_dir.empty() ? "runs/" + config.name : options.run_dir),
-      display_(config.train.max_steps, options.quiet) {
-    dir_.require_directory(options.resume ? "--resume" : "--run-dir",
-                           options.resume ? RunDirectory::Existing::required : RunDirectory::Existing::optional);
+    : config_(config), options_(options), own_ranks_(options.ranks ? nullptr : distributed::single_process()),
+      ranks_(options.ranks ? *options.ranks : *own_ranks_), precision_(config.precision),
+      dir_(options.run_dir.empty() ? "runs/" + config.name : options.run_dir),
+      display_(config.train.max_steps, options.quiet || !leader()) {
+    if (config.data.batch_size / config.train.accumulate_steps < ranks_.size())
+        throw ConfigError("data.batch_size " + std::to_string(config.data.batch_size) + " over train.accumulate_steps " +
+                          std::to_string(config.train.accumulate_steps) + " leaves micro-batches of " +
+                          std::to_string(config.data.batch_size / config.train.accumulate_steps) + " examples, fewer than the " +
+                          std::to_string(ranks_.size()) + " ranks sharing each: give each rank at least one");
+    if (leader() || options.resume)
+        dir_.require_directory(options.resume ? "--resume" : "--run-dir",
+                               options.resume ? RunDirectory::Existing::required : RunDirectory::Existing::optional);
     if (config.threads > 0) kernels::set_num_threads(static_cast<int>(config.threads));
     set_check_numerics(options.check_numerics);
     dataset_ = load_dataset(config.data);
@@ -106,7 +128,12 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
     valid_batches_ = evaluation_batches(dataset_.valid, batching.batch_size, dataset_.is_lm());
     progress_.best_valid_loss = NAN;
     if (options.resume) resume();
-    else start_fresh();
+    else if (leader()) start_fresh();
+    else if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_);
+    // The others wait until the leader has checked and written the run directory (a refusal there
+    // ends the job before any step).
+    double ready = 0;
+    ranks_.all_reduce_sum(std::span<double>(&ready, 1));
 }
 
 void TrainingRun::start_fresh() {
@@ -140,13 +167,13 @@ void TrainingRun::resume() {
                         " (did the data file change?)");
     const LoadedCheckpoint loaded = load_checkpoint(latest, *model_, optimizer_.get());
     progress_ = loaded.progress;
-    model_->dropout_rng()->set_state(progress_.dropout_rng);
     try {
         batcher_->restore(progress_.batcher);
     } catch (const ValueError& error) {   // a data order that does not fit this data
         throw CheckpointError(latest + ": metadata 'batcher': " + error.what());
     }
     loss_sum_ = progress_.log_loss_sum, steps_since_log_ = progress_.log_steps;
+    if (!leader()) return;   // the other ranks only read the run
     remove_stale_temporaries_of_run();
     dir_.truncate_metrics(progress_.step);
     write_file_atomic(dir_.config(), config_.resolved.dump(2) + "\n");
@@ -163,26 +190,44 @@ void TrainingRun::remove_stale_temporaries_of_run() {
 // "NaN", "+inf" or "-inf" (std::to_string would print "-nan").
 std::string non_finite_text(double value) { return std::isnan(value) ? "NaN" : (value > 0 ? "+inf" : "-inf"); }
 
-double TrainingRun::train_step(const Batch& batch, double& grad_norm) {
+// The batch's loss is the mean over all its N target tokens, L = (1/N) Σ_pieces Σ_tokens ℓ. A piece's
+// cross_entropy is the mean over its own n_i tokens, so it counts with weight n_i / N: the pieces'
+// gradients then add up to the whole batch's, whichever rank or micro-batch computed them.
+TrainingRun::StepOutcome TrainingRun::train_step(const std::vector<int64_t>& batch, int64_t batch_tokens, double& grad_norm) {
     Tape& tape = Tape::current();
     tape.clear();
     // The curriculum's τ factor travels with this step's forward only; evaluation runs without it,
     // as the saved model will be used.
     ForwardObserver curriculum{.temperature_scale = config_.train.temperature_curriculum.multiplier_at(progress_.step)};
-    ModelInput input = to_model_input(batch);
-    input.observer = &curriculum;
+    // Every piece draws its dropout keys from the step's seed, so an example's masks are the same
+    // in any piece (autograd/dropout_mask.h).
+    const uint64_t step_dropout_seed = hash_coordinate(config_.seed + 1, progress_.step);
+    StepOutcome outcome;
     try {
-        const Tensor logits = model_->forward(input);  // (B, T, V)
-        const Tensor loss = cross_entropy(logits, batch.tgt_out, {kPadId, config_.train.label_smoothing});
-        const double value = loss.item();
-        if (!std::isfinite(value)) throw NonFiniteError(stopping("the loss is " + non_finite_text(value)));
-        tape.backward(loss);
-        grad_norm = clip_grad_norm(model_->parameters(), config_.optimizer.clip_grad_norm.value_or(INFINITY));
-        if (!std::isfinite(grad_norm)) throw NonFiniteError(stopping("the gradient norm is " + non_finite_text(grad_norm)));
-        return value;
+        for (const BatchShare& share : shares_of_batch(batch, config_.train.accumulate_steps, ranks_.rank(), ranks_.size())) {
+            model_->dropout_rng()->reseed(step_dropout_seed);
+            const BatchRowsScope rows(share.first_row);
+            const Batch piece = make_batch(batcher_->examples(), share.examples, dataset_.is_lm());
+            ModelInput input = to_model_input(piece);
+            input.observer = &curriculum;
+            const Tensor logits = model_->forward(input);  // (b, T, V)
+            const Tensor piece_loss = cross_entropy(logits, piece.tgt_out, {kPadId, config_.train.label_smoothing});
+            const Tensor weighted = piece_loss * (static_cast<double>(piece.tokens) / static_cast<double>(batch_tokens));
+            outcome.loss += weighted.item();
+            tape.backward(weighted);
+            tape.clear();
+        }
     } catch (const NumericsError& error) {  // --check-numerics: names the op and layer, not the step
         throw NonFiniteError(stopping(error.what()));
     }
+    sum_gradients_over_ranks(model_->parameters(), ranks_);
+    double agreed[3] = {outcome.loss, g_stop_requested ? 1.0 : 0.0, out_of_time(true) ? 1.0 : 0.0};
+    ranks_.all_reduce_sum(std::span<double>(agreed));
+    outcome = {.loss = agreed[0], .stop_requested = agreed[1] > 0, .out_of_time = agreed[2] > 0};
+    if (!std::isfinite(outcome.loss)) throw NonFiniteError(stopping("the loss is " + non_finite_text(outcome.loss)));
+    grad_norm = clip_grad_norm(model_->parameters(), config_.optimizer.clip_grad_norm.value_or(INFINITY));
+    if (!std::isfinite(grad_norm)) throw NonFiniteError(stopping("the gradient norm is " + non_finite_text(grad_norm)));
+    return outcome;
 }
 
 std::string TrainingRun::stopping(const std::string& problem) const {
@@ -249,24 +294,25 @@ TrainResult TrainingRun::run() {
         display_.message("time budget already spent at step " + std::to_string(progress_.step));
     else
         while (progress_.step < config_.train.max_steps) {
-            if (g_stop_requested) {
-                save(false);
-                display_.message("stopped by a signal at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
-                result.interrupted = true;
-                break;
-            }
-            const Batch batch = batcher_->next();
+            const std::vector<int64_t> batch = batcher_->next_indices();
+            const int64_t batch_tokens = target_tokens(batcher_->examples(), batch, dataset_.is_lm());
             const double lr = config_.optimizer.lr_at(optimizer_->step_count() + 1);
             double grad_norm = 0;
-            const double loss = train_step(batch, grad_norm);
+            const StepOutcome outcome = train_step(batch, batch_tokens, grad_norm);
             optimizer_->step(lr);
             optimizer_->zero_grad();
             Tape::current().clear();
             ++progress_.step;
-            const bool budget_spent = out_of_time(true);
-            after_step(loss, grad_norm, lr, batch.tokens, progress_.step == config_.train.max_steps || budget_spent);
-            if (budget_spent) {
+            const bool last = progress_.step == config_.train.max_steps || outcome.out_of_time;
+            if (leader()) after_step(outcome.loss, grad_norm, lr, batch_tokens, last);
+            if (outcome.out_of_time) {
                 display_.message("time budget reached at step " + std::to_string(progress_.step));
+                break;
+            }
+            if (outcome.stop_requested) {   // every rank saw it after the same step
+                if (leader() && !last) save(false);
+                display_.message("stopped by a signal at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
+                result.interrupted = true;
                 break;
             }
         }

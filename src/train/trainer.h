@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "distributed/communicator.h"
 #include "train/metrics.h"
 #include "train/run_config.h"
 
@@ -21,6 +22,9 @@ struct TrainOptions {
     std::string init_weights{}; // start from these weights (safetensors), optional
     bool check_numerics = false;
     bool quiet = false;         // no progress output (tests)
+    // The processes that share each batch (data parallel; rank 0 alone logs, evaluates and saves).
+    // nullptr: this process alone.
+    distributed::Communicator* ranks = nullptr;
 };
 
 struct TrainResult {

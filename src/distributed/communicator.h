@@ -1,0 +1,41 @@
+// The processes a run is spread over, and the one collective data-parallel training needs: every
+// rank's numbers summed, the sum left with every rank. Training sees only this interface; the MPI
+// calls live behind it (mpi_communicator.cpp), so another engine could be added beside them, and
+// no MPI type reaches a layer or a model. docs/distributed.md
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+
+namespace tf::distributed {
+
+class Communicator {
+public:
+    virtual ~Communicator() = default;
+    virtual int rank() const = 0;   // 0 … size() − 1; rank 0 logs, evaluates and saves
+    virtual int size() const = 0;
+    // values ← Σ over ranks of each rank's values, element by element (every rank calls it).
+    virtual void all_reduce_sum(std::span<float> values) = 0;
+    virtual void all_reduce_sum(std::span<double> values) = 0;
+    // Ends every process of the job with `exit_code`: a rank that failed alone would leave the
+    // others waiting in their next all-reduce.
+    [[noreturn]] virtual void abort_job(int exit_code) = 0;
+    virtual std::string engine() const = 0;   // "one process", "Open MPI 4.1.4, 2 ranks"
+};
+
+// This process alone: the sums are the values themselves.
+std::unique_ptr<Communicator> single_process();
+
+// How many processes the launcher (mpirun, srun) says the job has; 1 when started without one.
+int launched_ranks();
+
+// Every process of this launch: under mpirun or srun with more than one process, MPI's world
+// (MPI started on the first call, finished at exit); otherwise this process alone. Throws
+// ConfigError when launched as several processes by a build without MPI.
+Communicator& world();
+
+// Whether this build can run over MPI, and with what ("Open MPI 4.1.4", or why not).
+bool mpi_available();
+std::string mpi_description();
+
+}  // namespace tf::distributed

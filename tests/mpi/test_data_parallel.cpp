@@ -1,0 +1,86 @@
+// Data parallel over MPI, run as two ranks (`mpirun -np 2 tapeformer_mpi_tests`, as ctest does).
+// Every case runs on both ranks in the same order, so their collectives meet; rank 0 alone runs the
+// one-process runs it compares with. Two ranks with B/2 examples each must train as one process
+// with B — losses and parameters within 1e-5 relative after 20 steps (float sums taken in another
+// order), dropout included — and a run's checkpoint must resume with any number of ranks.
+#include "catch.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "distributed/communicator.h"
+#include "split_batch_runs.h"
+#include "train/trainer.h"
+
+using namespace tf;
+using namespace tf::train;
+
+namespace {
+
+distributed::Communicator& ranks() { return distributed::world(); }
+bool leader() { return ranks().rank() == 0; }
+
+// A directory both ranks name alike (from rank 0's pid), removed by rank 0 at the end of the case.
+class SharedDir {
+public:
+    explicit SharedDir(const std::string& name) {
+        double pid = leader() ? static_cast<double>(::getpid()) : 0.0;
+        ranks().all_reduce_sum(std::span<double>(&pid, 1));
+        path_ = (std::filesystem::temp_directory_path() /
+                 ("tapeformer-mpi-" + std::to_string(static_cast<long>(pid)) + "-" + name)).string();
+    }
+    ~SharedDir() {
+        double done = 0;   // both ranks are past their runs before the files go
+        ranks().all_reduce_sum(std::span<double>(&done, 1));
+        if (leader()) std::filesystem::remove_all(path_);
+    }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+// 20 steps over both ranks, and (rank 0) in one process; the largest gap between them.
+void require_two_ranks_train_as_one(const config::Json& model, int64_t accumulate_steps) {
+    REQUIRE(ranks().size() == 2);
+    SharedDir two("two-ranks"), one("one-process");
+    train::train(test::pieces_run(model, 20, accumulate_steps), {.run_dir = two.path(), .quiet = true, .ranks = &ranks()});
+    if (!leader()) return;
+    train::train(test::pieces_run(model, 20), {.run_dir = one.path(), .quiet = true});
+    CHECK(test::largest_relative_gap(one.path(), two.path()) < 1e-5);
+}
+
+}  // namespace
+
+TEST_CASE("2 ranks × B/2 train a transformer with dropout as 1 process × B", "[mpi]") {
+    require_two_ranks_train_as_one(test::kPiecesTransformer, 1);
+}
+
+TEST_CASE("2 ranks × B/2 train a GRU with attention and dropout as 1 process × B", "[mpi]") {
+    require_two_ranks_train_as_one(test::kPiecesGruAttention, 1);
+}
+
+TEST_CASE("2 ranks × 2 micro-batches of B/4 train as 1 process × B", "[mpi]") {
+    require_two_ranks_train_as_one(test::kPiecesTransformer, 2);
+}
+
+TEST_CASE("a 2-rank run cut at step 7 resumes in 1 process, and a 1-process run resumes on 2 ranks, as the uncut run",
+          "[mpi]") {
+    SharedDir two_then_one("two-then-one"), one_then_two("one-then-two"), whole("whole");
+    const RunConfig cut = test::pieces_run(test::kPiecesTransformer, 7), full = test::pieces_run(test::kPiecesTransformer, 20);
+    // 2 ranks to step 7, then 1 process to 20.
+    train::train(cut, {.run_dir = two_then_one.path(), .quiet = true, .ranks = &ranks()});
+    if (leader()) {
+        CHECK(train::train(full, {.run_dir = two_then_one.path(), .resume = true, .quiet = true}).steps == 20);
+        // 1 process to step 7, for the 2 ranks to continue.
+        train::train(cut, {.run_dir = one_then_two.path(), .quiet = true});
+        train::train(full, {.run_dir = whole.path(), .quiet = true});
+    }
+    double written = 0;   // rank 1 waits for rank 0's step-7 checkpoint before resuming it
+    ranks().all_reduce_sum(std::span<double>(&written, 1));
+    CHECK(train::train(full, {.run_dir = one_then_two.path(), .resume = true, .quiet = true, .ranks = &ranks()}).steps == 20);
+    if (!leader()) return;
+    CHECK(test::largest_relative_gap(whole.path(), two_then_one.path()) < 1e-5);
+    CHECK(test::largest_relative_gap(whole.path(), one_then_two.path()) < 1e-5);
+}
