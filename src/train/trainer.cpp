@@ -311,7 +311,8 @@ TrainResult TrainingRun::run() {
             }
             if (outcome.stop_requested) {   // every rank saw it after the same step
                 if (leader() && !last) save(false);
-                display_.message("stopped by a signal at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
+                if (leader())   // the others would read `latest` while rank 0 may still be writing it
+                    display_.message("stopped by a signal at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
                 result.interrupted = true;
                 break;
             }

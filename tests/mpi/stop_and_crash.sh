@@ -32,12 +32,21 @@ wait_for_checkpoint() {
 # The ranks: the tapeformer processes mpirun started.
 ranks_of() { pgrep -P "$1" -f tapeformer || true; }
 
+# Starts a 2-rank run into $work/$1 in the background (output in $work/$1.out and .err), sets $job
+# to mpirun's pid, and returns once the run has a checkpoint.
+start_job() {
+    "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$tapeformer" train configs/copy_transformer.json "${settings[@]}" \
+        --run-dir "$work/$1" > "$work/$1.out" 2> "$work/$1.err" &
+    job=$!
+    wait_for_checkpoint "$work/$1"
+}
+
+# The step of run $1's latest checkpoint.
+latest_step() { sed -n 's/.*step-0*\([0-9][0-9]*\).*/\1/p' "$1/checkpoints/latest"; }
+
 if [ "$scenario" = term ]; then
 echo "== SIGTERM to both ranks"
-"$mpirun" --allow-run-as-root --oversubscribe -np 2 "$tapeformer" train configs/copy_transformer.json "${settings[@]}" \
-    --run-dir "$work/stopped" > "$work/stopped.out" 2> "$work/stopped.err" &
-job=$!
-wait_for_checkpoint "$work/stopped"
+start_job stopped
 ranks=$(ranks_of $job)
 [ "$(echo "$ranks" | wc -w)" = 2 ] || fail "expected 2 rank processes under mpirun, found: $ranks"
 kill -TERM $ranks
@@ -45,7 +54,7 @@ status=0
 wait $job || status=$?
 [ $status = 0 ] || { cat "$work/stopped.err" >&2; fail "mpirun exited $status after SIGTERM, expected 0"; }
 grep -q "stopped by a signal; continue with --resume" "$work/stopped.out" || fail "no stop message in: $(cat "$work/stopped.out")"
-step=$(sed -n 's/.*step-0*\([0-9][0-9]*\).*/\1/p' "$work/stopped/checkpoints/latest")
+step=$(latest_step "$work/stopped")
 rows=$(wc -l < "$work/stopped/metrics.jsonl")
 [ "$rows" = "$step" ] || fail "the log has $rows steps but the checkpoint is at step $step"
 "$tapeformer" train --resume "$work/stopped" --set train.max_steps=$((step + 2)) --quiet > /dev/null
@@ -55,17 +64,14 @@ fi
 
 if [ "$scenario" = kill ]; then
 echo "== SIGKILL to one rank"
-"$mpirun" --allow-run-as-root --oversubscribe -np 2 "$tapeformer" train configs/copy_transformer.json "${settings[@]}" \
-    --run-dir "$work/killed" > "$work/killed.out" 2> "$work/killed.err" &
-job=$!
-wait_for_checkpoint "$work/killed"
+start_job killed
 victim=$(ranks_of $job | tail -n 1)
 kill -KILL "$victim"
 status=0
 wait $job || status=$?
 [ $status != 0 ] || fail "mpirun exited 0 after a rank was killed"
 grep -qi "signal 9\|killed" "$work/killed.err" "$work/killed.out" || fail "no message naming the killed rank: $(cat "$work/killed.err")"
-step=$(sed -n 's/.*step-0*\([0-9][0-9]*\).*/\1/p' "$work/killed/checkpoints/latest")
+step=$(latest_step "$work/killed")
 "$tapeformer" train --resume "$work/killed" --set train.max_steps=$((step + 1)) --quiet > /dev/null \
     || fail "the checkpoint the killed job left does not resume"
 echo "mpirun exited $status; the checkpoint at step $step resumes"
