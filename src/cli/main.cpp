@@ -9,6 +9,7 @@
 #include "autograd/kernels/mode.h"
 #include "cli/commands.h"
 #include "distributed/communicator.h"
+#include "util/stop_signals.h"
 
 namespace {
 // Two settings that the runtime libraries read before main() runs, so they are set here and the
@@ -35,6 +36,7 @@ void set_runtime_environment(char** argv) {
 
 int main(int argc, char** argv) {
     set_runtime_environment(argv);
+    tf::receive_stop_signals_on_own_thread();   // before any other thread starts (util/stop_signals.h)
     CLI::App app{"tapeformer: train and take apart attention models and their RNN baselines."};
     app.set_version_flag("--version", std::string("tapeformer ") + TF_VERSION);
     int threads = 0;

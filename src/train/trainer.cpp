@@ -4,10 +4,8 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <fstream>
 
@@ -24,29 +22,11 @@
 #include "train/resume_config.h"
 #include "train/run_dir.h"
 #include "util/files.h"
+#include "util/stop_signals.h"
 
 namespace tf::train {
 
 namespace {
-
-std::atomic<bool> g_stop_requested{false};
-extern "C" void on_stop_signal(int) { g_stop_requested = true; }
-
-// Installs the SIGINT/SIGTERM handlers for the run's lifetime and restores the old ones after.
-class StopSignals {
-public:
-    StopSignals() : old_int_(std::signal(SIGINT, on_stop_signal)), old_term_(std::signal(SIGTERM, on_stop_signal)) {
-        g_stop_requested = false;
-    }
-    ~StopSignals() {
-        std::signal(SIGINT, old_int_);
-        std::signal(SIGTERM, old_term_);
-    }
-
-private:
-    void (*old_int_)(int);
-    void (*old_term_)(int);
-};
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -80,6 +60,7 @@ private:
 
     const RunConfig& config_;
     TrainOptions options_;
+    const StopRequests stop_requests_;   // SIGINT/SIGTERM from here on stop the run after a step
     std::unique_ptr<distributed::Communicator> own_ranks_;   // this process alone, when options name no ranks
     distributed::Communicator& ranks_;
     kernels::MatmulPrecisionScope precision_;   // the config's matmul precision, for this run only
@@ -221,7 +202,7 @@ TrainingRun::StepOutcome TrainingRun::train_step(const std::vector<int64_t>& bat
         throw NonFiniteError(stopping(error.what()));
     }
     sum_gradients_over_ranks(model_->parameters(), ranks_);
-    double agreed[3] = {outcome.loss, g_stop_requested ? 1.0 : 0.0, out_of_time(true) ? 1.0 : 0.0};
+    double agreed[3] = {outcome.loss, stop_requests_.requested() ? 1.0 : 0.0, out_of_time(true) ? 1.0 : 0.0};
     ranks_.all_reduce_sum(std::span<double>(agreed));
     outcome = {.loss = agreed[0], .stop_requested = agreed[1] > 0, .out_of_time = agreed[2] > 0};
     if (!std::isfinite(outcome.loss)) throw NonFiniteError(stopping("the loss is " + non_finite_text(outcome.loss)));
@@ -287,7 +268,6 @@ bool TrainingRun::out_of_time(bool this_process_too) const {
 }
 
 TrainResult TrainingRun::run() {
-    StopSignals signals;
     TrainResult result{false, 0, {}, dir_.root()};
     started_ = Clock::now();   // building the data and the model is not training time
     if (out_of_time(false) && progress_.step < config_.train.max_steps)   // resumed with the budget already spent

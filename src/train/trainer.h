@@ -1,5 +1,6 @@
 // The training loop: batches → forward → loss → backward → clip → optimizer step, with logging,
-// evaluation, best-model tracking, checkpoints, exact resume, and a clean stop on SIGINT/SIGTERM.
+// evaluation, best-model tracking, checkpoints, exact resume, and a clean stop on SIGINT/SIGTERM
+// (in a program whose main() called receive_stop_signals_on_own_thread(), util/stop_signals.h).
 // The trainer knows the model only through SequenceModel and the loss.
 #pragma once
 #include <string>
