@@ -2,42 +2,26 @@
 // report.json holds the numbers, every SVG is well-formed with one series per variant, and a
 // second call reuses the finished runs; without "predictions", any variants compare and none is judged.
 #include "catch.h"
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare.h"
+#include "analysis/compare_runs.h"
 #include "run_helpers.h"
+#include "tiny_comparison.h"
 #include "util/files.h"
 #include "xml_check.h"
 
 using namespace tf;
 
-namespace {
-const char* kTinyComparison = R"({
-  "name": "tiny",
-  "seeds": [1, 2],
-  "data": {"source": "synthetic", "task": "copy", "num_symbols": 6, "min_length": 3, "max_length": 6,
-           "train_size": 200, "valid_size": 20, "test_size": 20, "batch_size": 16},
-  "optimizer": {"name": "adam", "lr": 0.003},
-  "train": {"max_steps": 6, "log_every": 2, "eval_every": 3, "checkpoint_every": 3},
-  "variants": [
-    {"name": "gru", "model": {"type": "rnn_seq2seq", "cell": "gru", "embedding_size": 8, "hidden_size": 8}},
-    {"name": "gru_attention", "model": {"type": "rnn_seq2seq", "cell": "gru", "embedding_size": 8, "hidden_size": 8,
-                                        "attention": "additive"}},
-    {"name": "transformer", "model": {"type": "transformer", "d_model": 8, "heads": 2, "encoder_layers": 1,
-                                      "decoder_layers": 1, "ffn_hidden": 16, "dropout": 0.0, "max_length": 16}}
-  ],
-  "predictions": {"baseline": "gru", "attention": "gru_attention"},
-  "analysis": {"examples": 1, "probes": 2}
-})";
-}  // namespace
 
 TEST_CASE("compare writes a report with every variant, prediction and plot, and reuses finished runs", "[integration]") {
     const test::TempDir dir("tapeformer-compare");
     const std::filesystem::path root = dir.path();
     const std::string config_path = (root / "tiny.json").string();
-    write_file_atomic(config_path, kTinyComparison);
+    write_file_atomic(config_path, test::kTinyComparison);
     const CompareConfig config = load_compare_config(config_path, {});
     CompareOptions options{(root / "out").string(), "tapeformer compare tiny.json", true};
     const std::string report_path = run_compare(config, options);
@@ -78,12 +62,12 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
 TEST_CASE("comparison config errors name their path", "[unit]") {
     const test::TempDir dir("tapeformer-compare-config");
     const std::string path = dir / "bad.json";
-    auto config = nlohmann::json::parse(kTinyComparison);
+    auto config = nlohmann::json::parse(test::kTinyComparison);
     config["predictions"]["baseline"] = "gruu";
     write_file_atomic(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("predictions.baseline: expected one of") &&
                                                            Catch::Contains("did you mean \"gru\""));
-    config = nlohmann::json::parse(kTinyComparison);
+    config = nlohmann::json::parse(test::kTinyComparison);
     config["variants"][1]["name"] = "gru";
     write_file_atomic(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), "variants[1].name: \"gru\" is used twice");
@@ -94,13 +78,13 @@ TEST_CASE("a comparison's name is one plain path component, its variants' names 
     const std::string path = dir / "bad.json";
     for (const std::string name : {"/tmp/elsewhere", "..", "a/b"}) {
         INFO(name);
-        auto config = nlohmann::json::parse(kTinyComparison);
+        auto config = nlohmann::json::parse(test::kTinyComparison);
         config["name"] = name;
         write_file_atomic(path, config.dump());
         REQUIRE_THROWS_WITH(load_compare_config(path, {}),
                             Catch::StartsWith("name: expected one plain path component for the directory runs/<name>"));
     }
-    auto config = nlohmann::json::parse(kTinyComparison);
+    auto config = nlohmann::json::parse(test::kTinyComparison);
     config["variants"][0]["name"] = std::string(65, 'g');
     write_file_atomic(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("variants[0].name: expected 1 to 64 lower-case letters"));
@@ -108,7 +92,7 @@ TEST_CASE("a comparison's name is one plain path component, its variants' names 
 
 TEST_CASE("a comparison with a bad variant is refused before its directory is made", "[unit]") {
     test::TempDir root;
-    nlohmann::json bad = nlohmann::json::parse(kTinyComparison);
+    nlohmann::json bad = nlohmann::json::parse(test::kTinyComparison);
     bad["variants"][2]["model"]["heads"] = 3;  // d_model 8 is not divisible by 3 heads
     const std::string path = root / "bad.json";
     test::write_text(path, bad.dump());
@@ -122,7 +106,7 @@ TEST_CASE("a comparison with a bad variant is refused before its directory is ma
 
 TEST_CASE("compare takes any two variants without predictions, and its table shows the validation loss", "[integration]") {
     test::TempDir root;
-    nlohmann::json config = nlohmann::json::parse(kTinyComparison);
+    nlohmann::json config = nlohmann::json::parse(test::kTinyComparison);
     config.erase("predictions");
     config["seeds"] = nlohmann::json::array({1});
     const nlohmann::json transformer = config["variants"][2]["model"];
@@ -142,7 +126,7 @@ TEST_CASE("compare takes any two variants without predictions, and its table sho
 TEST_CASE("predictions that name a missing variant, or one variant twice, are config errors naming the path", "[unit]") {
     test::TempDir root;
     const std::string path = root / "bad.json";
-    auto config = nlohmann::json::parse(kTinyComparison);
+    auto config = nlohmann::json::parse(test::kTinyComparison);
     config["variants"].erase(1);  // gru_attention, which the predictions still name
     test::write_text(path, config.dump());
     REQUIRE_THROWS_AS(load_compare_config(path, {}), ConfigError);
@@ -150,4 +134,22 @@ TEST_CASE("predictions that name a missing variant, or one variant twice, are co
     config["predictions"]["attention"] = "gru";
     test::write_text(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("predictions.attention: expected a variant other than the baseline"));
+}
+
+TEST_CASE("runs_of_rank gives every run of a comparison to exactly one rank, shares differing by at most one", "[unit]") {
+    for (const int ranks : {1, 2, 3, 7}) {
+        std::vector<int> owners(6, 0);
+        std::size_t smallest = 6, largest = 0;
+        for (int rank = 0; rank < ranks; ++rank) {
+            const std::vector<std::size_t> share = runs_of_rank(6, rank, ranks);
+            for (const std::size_t run : share) ++owners.at(run);
+            smallest = std::min(smallest, share.size()), largest = std::max(largest, share.size());
+        }
+        INFO(ranks << " ranks");
+        CHECK(owners == std::vector<int>(6, 1));
+        CHECK(largest - smallest <= 1);
+    }
+    // Seeds of one variant are listed together, so two ranks each get every variant.
+    CHECK(runs_of_rank(6, 0, 2) == std::vector<std::size_t>{0, 2, 4});
+    CHECK(runs_of_rank(6, 1, 2) == std::vector<std::size_t>{1, 3, 5});
 }

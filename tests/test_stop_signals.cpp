@@ -78,3 +78,19 @@ TEST_CASE("a signal the program was started ignoring stays ignored when no StopR
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == kLived);
 }
+
+TEST_CASE("a StopRequests made while another lives shares its request (a comparison around its runs)", "[unit]") {
+    const int status = wait_status_of([] {
+        receive_stop_signals_on_own_thread();
+        const StopRequests comparison;
+        {
+            const StopRequests first_run;
+            ::kill(::getpid(), SIGTERM);
+            if (!seen_within_seconds(first_run)) return kNotSeen;
+        }
+        const StopRequests next_run;
+        return comparison.requested() && next_run.requested() ? 0 : 1;
+    });
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+}

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <memory>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
@@ -218,16 +220,36 @@ void write_json(const std::string& out, const CompareConfig& config, const Runs&
 }  // namespace
 
 std::string run_compare(const CompareConfig& config, const CompareOptions& options) {
+    const std::unique_ptr<distributed::Communicator> alone = options.ranks ? nullptr : distributed::single_process();
+    distributed::Communicator& ranks = options.ranks ? *options.ranks : *alone;
+    const StopRequests stop;   // a signal between two runs stops the comparison too, not only one inside a run
     const std::string out = options.out_dir.empty() ? "runs/" + config.name : options.out_dir;
     const std::vector<PlannedRun> plan = plan_runs(config, out + "/runs");
-    make_directories(out);
-    write_file_atomic(out + "/compare.resolved.json", config.resolved.dump(2) + "\n");
-    const Runs runs = run_and_measure(config, plan, options.quiet);
+    if (ranks.rank() == 0) {
+        make_directories(out);
+        write_file_atomic(out + "/compare.resolved.json", config.resolved.dump(2) + "\n");
+    }
+    double no_value = 0;   // an all-reduce of nothing: no rank starts training before the directory exists
+    ranks.all_reduce_sum(std::span<double>(&no_value, 1));
+
+    const std::string stopped_at = train_share(plan, ranks.rank(), ranks.size(), options.quiet, stop);
+    // Every rank waits here for the others' shares, and learns whether a signal stopped any of them.
+    double ranks_stopped = stopped_at.empty() ? 0 : 1;
+    ranks.all_reduce_sum(std::span<double>(&ranks_stopped, 1));
+    const std::string again = "; run the same command again to continue (finished runs are reused, a stopped one resumes)";
+    if (!stopped_at.empty()) throw CompareInterrupted("stopped by a signal at " + stopped_at + again);
+    if (ranks.rank() != 0) return "";
+    if (ranks_stopped > 0) throw CompareInterrupted("another rank was stopped by a signal" + again);
+
+    const Runs runs = measure_runs(config, plan);
     Report report(out);
     report.heading(1, "Comparison: " + config.name);
     report.paragraph("Command: `" + options.command + "`. Every variant trained on the same data, splits and budget; seeds " +
                      nlohmann::json(config.seeds).dump() + " (mean ± standard deviation over seeds). Test metrics use each " +
                      "run's best validation checkpoint with teacher forcing.");
+    if (ranks.size() > 1)
+        report.paragraph("This comparison ran over " + ranks.engine() + ": the runs were shared out, each trained in one "
+                         "rank alone; ranks on one machine share its cores, and the tokens/s column counts that.");
     write_table(report, config, runs);
     const auto predictions = config.predictions ? check_predictions(*config.predictions, runs) : std::vector<Prediction>{};
     if (!predictions.empty()) write_predictions(report, predictions);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/json_reader.h"
+#include "distributed/communicator.h"
 
 namespace tf {
 
@@ -45,10 +46,13 @@ struct CompareOptions {
     std::string out_dir;   // default runs/<name>
     std::string command;   // how it was invoked, quoted in the report
     bool quiet = false;
+    // The processes that share out the runs (each run trains in one of them alone); rank 0 measures
+    // every run and writes the report. nullptr: this process alone.
+    distributed::Communicator* ranks = nullptr;
 };
 
 // Trains (or reuses finished runs, or resumes unfinished ones), measures, writes the report.
-// Returns the path of report.md.
+// Returns the path of report.md; "" on ranks other than 0.
 std::string run_compare(const CompareConfig& config, const CompareOptions& options);
 
 }  // namespace tf

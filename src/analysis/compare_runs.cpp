@@ -31,8 +31,9 @@ config::Json variant_config(const CompareConfig& compare, const CompareVariant& 
 }
 
 // Trains the run unless an identical finished one is there; resumes an identical unfinished one (a
-// directory without a checkpoint is a start that failed: trained again).
-void train_or_reuse(const train::RunConfig& config, const std::string& dir, bool quiet) {
+// directory without a checkpoint is a start that failed: trained again). One process: the run's own
+// ranks are none. True when a signal stopped it (after it saved).
+bool train_or_reuse(const train::RunConfig& config, const std::string& dir, bool quiet) {
     const train::RunDirectory run(dir);
     train::TrainOptions options;
     options.run_dir = dir;
@@ -40,13 +41,10 @@ void train_or_reuse(const train::RunConfig& config, const std::string& dir, bool
     if (run.has_run()) {
         if (config::load_json_file(run.config()) != config.resolved)
             throw ConfigError(dir + " holds a run with a different config; delete it or rename the comparison");
-        if (train::read_progress(run.latest()).step >= config.train.max_steps) return;  // finished: reuse it
+        if (train::read_progress(run.latest()).step >= config.train.max_steps) return false;  // finished: reuse it
         options.resume = true;
     }
-    if (!quiet) std::cerr << "==> training " << config.name << " in " << dir << "\n";
-    if (train::train(config, options).interrupted)
-        throw CompareInterrupted("stopped by a signal while training " + dir +
-                                 "; run the same command again to continue (finished runs are reused, this one resumes)");
+    return train::train(config, options).interrupted;
 }
 
 // (step, value) pairs of one key from metrics.jsonl.
@@ -150,10 +148,28 @@ std::vector<PlannedRun> plan_runs(const CompareConfig& config, const std::string
     return runs;
 }
 
-std::vector<RunMeasurements> run_and_measure(const CompareConfig& config, const std::vector<PlannedRun>& runs, bool quiet) {
+std::vector<std::size_t> runs_of_rank(std::size_t runs, int rank, int ranks) {
+    std::vector<std::size_t> share;
+    for (std::size_t i = static_cast<std::size_t>(rank); i < runs; i += static_cast<std::size_t>(ranks)) share.push_back(i);
+    return share;
+}
+
+std::string train_share(const std::vector<PlannedRun>& runs, int rank, int ranks, bool quiet, const StopRequests& stop) {
+    for (const std::size_t i : runs_of_rank(runs.size(), rank, ranks)) {
+        const auto& [run_config, dir] = runs[i];
+        if (stop.requested()) return dir;
+        if (!quiet)
+            std::cerr << "==> training " << run_config.name << " in " << dir
+                      << (ranks > 1 ? " (rank " + std::to_string(rank) + ")" : "") << "\n";
+        // One progress display on the terminal: rank 0's.
+        if (train_or_reuse(run_config, dir, quiet || rank != 0)) return dir;
+    }
+    return "";
+}
+
+std::vector<RunMeasurements> measure_runs(const CompareConfig& config, const std::vector<PlannedRun>& runs) {
     std::vector<RunMeasurements> measured;
     for (const auto& [run_config, dir] : runs) {
-        train_or_reuse(run_config, dir, quiet);
         const std::string variant = run_config.name.substr(0, run_config.name.rfind("-seed"));
         measured.push_back(measure(config, variant, static_cast<int64_t>(run_config.seed), dir));
     }

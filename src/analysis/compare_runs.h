@@ -8,6 +8,7 @@
 #include "analysis/gradient_probe.h"
 #include "train/metrics.h"
 #include "train/run_config.h"
+#include "util/stop_signals.h"
 
 namespace tf {
 
@@ -38,7 +39,16 @@ struct PlannedRun {
 // variant is a ConfigError naming it, and the comparison's directory is not made.
 std::vector<PlannedRun> plan_runs(const CompareConfig& config, const std::string& runs_dir);
 
-// Trains or reuses each planned run, in order, and measures it.
-std::vector<RunMeasurements> run_and_measure(const CompareConfig& config, const std::vector<PlannedRun>& runs, bool quiet);
+// The runs (indices into the plan) that rank `rank` of `ranks` trains: every ranks-th from its own
+// number. The plan lists a variant's seeds together, so each rank gets a mix of variants.
+std::vector<std::size_t> runs_of_rank(std::size_t runs, int rank, int ranks);
+
+// Trains or reuses this rank's share of the planned runs, each in this process alone, in order.
+// Returns the directory of the run a signal stopped (during it, after it saved, or before it
+// started), or "" when the whole share is trained.
+std::string train_share(const std::vector<PlannedRun>& runs, int rank, int ranks, bool quiet, const StopRequests& stop);
+
+// Measures every planned run, all trained, from its directory.
+std::vector<RunMeasurements> measure_runs(const CompareConfig& config, const std::vector<PlannedRun>& runs);
 
 }  // namespace tf

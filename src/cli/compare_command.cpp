@@ -4,6 +4,7 @@
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "distributed/communicator.h"
 
 namespace tf::cli {
 
@@ -25,8 +26,9 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         for (const auto& assignment : *overrides) options->command += " --set " + assignment;
         if (!options->out_dir.empty()) options->command += " --run-dir " + options->out_dir;
         try {
+            options->ranks = &distributed::world();
             const std::string report = run_compare(load_compare_config(*path, *overrides), *options);
-            std::cout << "report: " << report << "\n";   // after the runs' progress, not before it
+            if (!report.empty()) std::cout << "report: " << report << "\n";   // after the runs' progress, not before it
         } catch (const CompareInterrupted& stopped) {
             std::cout << stopped.what() << "\n";
         }

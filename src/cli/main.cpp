@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "autograd/error.h"
 #include "autograd/kernels/mode.h"
@@ -32,6 +33,19 @@ void set_runtime_environment(char** argv) {
     set_unless_given("GLIBC_TUNABLES", "glibc.malloc.tcache_count=256");
     if (changed) execv("/proc/self/exe", argv);  // only returns on failure: then carry on as we are
 }
+// Under `mpirun -np N` only train and compare share their work out among the ranks; any other
+// command would run N times over the same files.
+void require_one_process_unless_shared(const CLI::App& app) {
+    const int ranks = tf::distributed::launched_ranks();
+    if (ranks <= 1) return;
+    for (const CLI::App* command : app.get_subcommands()) {
+        const std::string name = command->get_name();
+        if (name != "train" && name != "compare")
+            throw tf::ConfigError("`tapeformer " + name + "` runs in one process, but was started as " +
+                                  std::to_string(ranks) + " (mpirun -np " + std::to_string(ranks) +
+                                  "); only train and compare share their work among ranks: start it without mpirun");
+    }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,6 +68,7 @@ int main(int argc, char** argv) {
     tf::cli::add_bench_command(app, exit_code);
     app.parse_complete_callback([&] {
         if (threads > 0) tf::kernels::set_num_threads(threads);
+        require_one_process_unless_shared(app);
     });
     try {
         app.parse(argc, argv);
@@ -67,7 +82,8 @@ int main(int argc, char** argv) {
         const int code = dynamic_cast<const tf::InputError*>(&error) ? 2 : 1;
         if (tf::distributed::launched_ranks() > 1 && tf::distributed::mpi_available()) {
             // The other ranks may be waiting for this one in a collective: take the whole job down.
-            std::cerr << "error (rank " << tf::distributed::world().rank() << "): " << error.what() << std::endl;
+            // One write, so two ranks' lines do not interleave.
+            std::cerr << ("error (rank " + std::to_string(tf::distributed::world().rank()) + "): " + error.what() + "\n") << std::flush;
             tf::distributed::world().abort_job(code);
         }
         std::cerr << "error: " << error.what() << "\n";

@@ -62,8 +62,7 @@ void receive_stop_signals_on_own_thread() {
 }
 
 StopRequests::StopRequests() {
-    g_requested = false;
-    ++g_listeners;
+    if (g_listeners++ == 0) g_requested = false;   // one nested inside another shares its request
 }
 
 StopRequests::~StopRequests() { --g_listeners; }

@@ -20,7 +20,7 @@ void receive_stop_signals_on_own_thread();
 // signal the program was started ignoring stays ignored.
 class StopRequests {
 public:
-    StopRequests();   // clears an earlier request
+    StopRequests();   // clears an earlier request, unless another StopRequests is alive (then shares it)
     ~StopRequests();
     StopRequests(const StopRequests&) = delete;
     StopRequests& operator=(const StopRequests&) = delete;

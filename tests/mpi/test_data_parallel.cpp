@@ -2,16 +2,24 @@
 // Every case runs on both ranks in the same order, so their collectives meet; rank 0 alone runs the
 // one-process runs it compares with. Two ranks with B/2 examples each must train as one process
 // with B — losses and parameters within 1e-5 relative after 20 steps (float sums taken in another
-// order), dropout included — and a run's checkpoint must resume with any number of ranks.
+// order), dropout included — and a run's checkpoint must resume with any number of ranks. A
+// comparison shared out among the ranks must report what one process reports.
 #include "catch.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
+#include "analysis/compare.h"
 #include "distributed/communicator.h"
+#include "run_helpers.h"
 #include "split_batch_runs.h"
+#include "tiny_comparison.h"
 #include "train/trainer.h"
+#include "util/files.h"
 
 using namespace tf;
 using namespace tf::train;
@@ -83,4 +91,36 @@ TEST_CASE("a 2-rank run cut at step 7 resumes in 1 process, and a 1-process run 
     if (!leader()) return;
     CHECK(test::largest_relative_gap(whole.path(), two_then_one.path()) < 1e-5);
     CHECK(test::largest_relative_gap(whole.path(), one_then_two.path()) < 1e-5);
+}
+
+TEST_CASE("compare over 2 ranks trains each run once and reports what 1 process reports", "[mpi]") {
+    SharedDir two("compare-two-ranks"), one("compare-one-process");
+    const test::TempDir own("tapeformer-mpi-compare");   // each rank reads its own copy of the config
+    write_file_atomic(own / "tiny.json", test::kTinyComparison);
+    const CompareConfig config = load_compare_config(own / "tiny.json", {});
+    const std::string report = run_compare(config, {two.path(), "tapeformer compare tiny.json", true, &ranks()});
+    CHECK(report.empty() == !leader());   // rank 0 alone writes the report
+    if (!leader()) return;
+    run_compare(config, {one.path(), "tapeformer compare tiny.json", true});
+    // Each run was trained once: its log has as many rows as the 1-process run's, not two runs' rows.
+    const auto rows = [](const std::string& metrics) { return std::count(metrics.begin(), metrics.end(), '\n'); };
+    int64_t runs = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(two.path() + "/runs")) {
+        INFO(entry.path().string());
+        const std::string name = entry.path().filename().string();
+        CHECK(rows(read_file(two.path() + "/runs/" + name + "/metrics.jsonl")) ==
+              rows(read_file(one.path() + "/runs/" + name + "/metrics.jsonl")));
+        ++runs;
+    }
+    CHECK(runs == 6);
+    // The reports agree in every number but the clocks' and the runs' paths.
+    const auto without_clocks = [](const std::string& path) {
+        nlohmann::json report_json = nlohmann::json::parse(read_file(path + "/report.json"));
+        for (auto& variant : report_json["variants"])
+            for (auto& run : variant["runs"])
+                for (const char* key : {"dir", "train_seconds", "tokens_per_second"}) run.erase(key);
+        return report_json;
+    };
+    CHECK(without_clocks(two.path()) == without_clocks(one.path()));
+    CHECK(read_file(two.path() + "/report.md").find("This comparison ran over Open MPI") != std::string::npos);
 }
