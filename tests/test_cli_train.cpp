@@ -150,3 +150,18 @@ TEST_CASE("an absurd learning rate stops the run at the step that overflowed, th
     CHECK(failed_step(checked.err) == step);
     CHECK_THAT(checked.err, Catch::Contains("op '") && Catch::Contains("The last good checkpoint is"));
 }
+
+TEST_CASE("tapeformer --threads N train overrides the config's threads, and config.resolved.json records it", "[integration]") {
+    TempDir dir;
+    const std::string config = dir / "config.json";
+    Json settings = tiny_config(1);
+    settings["threads"] = 2;
+    test::write_text(config, settings.dump());
+    REQUIRE(run_cli({"--threads", "1", "train", config, "--run-dir", dir / "one", "--quiet"}).exit_code == 0);
+    CHECK(Json::parse(test::read_text(dir / "one/config.resolved.json"))["threads"] == 1);
+    // A --set threads= still has the last word; without either, the config's value stands.
+    REQUIRE(run_cli({"--threads", "1", "train", config, "--set", "threads=2", "--run-dir", dir / "set", "--quiet"}).exit_code == 0);
+    CHECK(Json::parse(test::read_text(dir / "set/config.resolved.json"))["threads"] == 2);
+    REQUIRE(run_cli({"train", config, "--run-dir", dir / "config", "--quiet"}).exit_code == 0);
+    CHECK(Json::parse(test::read_text(dir / "config/config.resolved.json"))["threads"] == 2);
+}

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     CLI::App app{"tapeformer: train and take apart attention models and their RNN baselines."};
     app.set_version_flag("--version", std::string("tapeformer ") + TF_VERSION);
     int threads = 0;
-    app.add_option("--threads", threads, "threads for kernels and oneDNN (default: all cores)")
+    app.add_option("--threads", threads, "threads for kernels and oneDNN (default: a run config's `threads`, else all cores)")
         ->check(CLI::NonNegativeNumber);
     app.require_subcommand(1);
     int exit_code = 0;

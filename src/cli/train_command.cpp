@@ -72,7 +72,13 @@ void add_train_command(CLI::App& app, int& exit_code) {
     command->footer("Examples:\n  tapeformer train configs/copy_transformer.json\n"
                     "  tapeformer train configs/poetry_gru.json --set train.max_steps=200 --run-dir runs/try\n"
                     "  tapeformer train --resume runs/poetry_gru --set train.max_steps=4000");
-    command->callback([args, &exit_code] { exit_code = run_train(*args); });
+    command->callback([args, &app, &exit_code] {
+        // `tapeformer --threads N train CONFIG` means N threads whatever the config says: it goes
+        // first among the overrides (a --set threads= still has the last word) and into config.resolved.json.
+        if (const CLI::Option* threads = app.get_option("--threads"); threads->count() > 0)
+            args->overrides.insert(args->overrides.begin(), "threads=" + threads->as<std::string>());
+        exit_code = run_train(*args);
+    });
 }
 
 }  // namespace tf::cli

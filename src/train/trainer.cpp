@@ -76,6 +76,7 @@ private:
     // Since the last log line:
     double loss_sum_ = 0;
     int64_t steps_since_log_ = 0, tokens_since_log_ = 0;
+    double all_reduce_seconds_since_log_ = 0;   // in the step's all-reduces, waiting for the other ranks included
     Clock::time_point last_log_ = Clock::now();
     EvalMetrics last_valid_;
 };
@@ -201,9 +202,11 @@ TrainingRun::StepOutcome TrainingRun::train_step(const std::vector<int64_t>& bat
     } catch (const NumericsError& error) {  // --check-numerics: names the op and layer, not the step
         throw NonFiniteError(stopping(error.what()));
     }
+    const Clock::time_point all_reduce_start = Clock::now();
     sum_gradients_over_ranks(model_->parameters(), ranks_);
     double agreed[3] = {outcome.loss, stop_requests_.requested() ? 1.0 : 0.0, out_of_time(true) ? 1.0 : 0.0};
     ranks_.all_reduce_sum(std::span<double>(agreed));
+    all_reduce_seconds_since_log_ += seconds_since(all_reduce_start);
     outcome = {.loss = agreed[0], .stop_requested = agreed[1] > 0, .out_of_time = agreed[2] > 0};
     if (!std::isfinite(outcome.loss)) throw NonFiniteError(stopping("the loss is " + non_finite_text(outcome.loss)));
     grad_norm = clip_grad_norm(model_->parameters(), config_.optimizer.clip_grad_norm.value_or(INFINITY));
@@ -250,12 +253,14 @@ void TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t t
                {"valid_token_accuracy", last_valid_.token_accuracy}, {"valid_sequence_accuracy", last_valid_.sequence_accuracy}};
     }
     if (step % train.log_every == 0 || evaluate_now || last) {
-        const double tokens_per_second = static_cast<double>(tokens_since_log_) / std::max(1e-9, seconds_since(last_log_));
+        const double interval_seconds = std::max(1e-9, seconds_since(last_log_));
+        const double tokens_per_second = static_cast<double>(tokens_since_log_) / interval_seconds;
         row["step"] = step, row["lr"] = lr, row["loss"] = loss_sum_ / static_cast<double>(steps_since_log_);
         row["grad_norm"] = grad_norm, row["tokens_per_s"] = tokens_per_second;
+        if (ranks_.size() > 1) row["all_reduce_share"] = all_reduce_seconds_since_log_ / interval_seconds;
         std::ofstream(dir_.metrics(), std::ios::app) << row.dump() << "\n";
         display_.update(step, row["loss"].get<double>(), tokens_per_second, evaluate_now ? &last_valid_ : nullptr);
-        loss_sum_ = 0, steps_since_log_ = 0, tokens_since_log_ = 0, last_log_ = Clock::now();
+        loss_sum_ = 0, steps_since_log_ = 0, tokens_since_log_ = 0, all_reduce_seconds_since_log_ = 0, last_log_ = Clock::now();
     }
     if ((train.checkpoint_every > 0 && step % train.checkpoint_every == 0) || last || improved) save(improved);
 }
