@@ -1,6 +1,7 @@
 #!/bin/bash
 # Data parallel on one machine: W1 and W4 (configs/bench) trained as 1 process with 1 thread, as
-# 2 MPI ranks with 1 thread each, and as 1 process with 2 threads, alternated in one sitting.
+# 2 MPI ranks with 1 thread each (gradients summed in buckets during the backward pass, the default,
+# and in one buffer after it), and as 1 process with 2 threads, alternated in one sitting.
 # Prints, per workload and layout, the median over the repeats of each run's median tokens/s (the
 # first log interval, warm-up, and the last, which holds the final evaluation, left out) and, for 2
 # ranks, the share of the step rank 0 spends in the step's all-reduces, waiting for the other rank
@@ -17,6 +18,8 @@ for r in $(seq 1 "$REPEATS"); do
     for w in w1 w4; do
         "$TF" --threads 1 train configs/bench/$w.json "${settings[@]}" --run-dir "$OUT/$w-1x1-$r" > /dev/null
         "${mpirun[@]}" -np 2 "$TF" --threads 1 train configs/bench/$w.json "${settings[@]}" --run-dir "$OUT/$w-2x1-$r" > /dev/null
+        "${mpirun[@]}" -np 2 "$TF" --threads 1 train configs/bench/$w.json "${settings[@]}" --gradient-sum after-backward \
+            --run-dir "$OUT/$w-2x1after-$r" > /dev/null
         "$TF" --threads 2 train configs/bench/$w.json "${settings[@]}" --run-dir "$OUT/$w-1x2-$r" > /dev/null
     done
 done
@@ -27,7 +30,8 @@ def run_figures(path):
     rows = [json.loads(line) for line in open(os.path.join(path, "metrics.jsonl"))][1:-1]   # warm-up, final evaluation
     share = [row["all_reduce_share"] for row in rows if "all_reduce_share" in row]
     return statistics.median(row["tokens_per_s"] for row in rows), (statistics.median(share) if share else None)
-layouts = [("1x1", "1 process × 1 thread"), ("2x1", "2 ranks × 1 thread"), ("1x2", "1 process × 2 threads")]
+layouts = [("1x1", "1 process × 1 thread"), ("2x1", "2 ranks × 1 thread"),
+           ("2x1after", "2 ranks × 1 thread, summed after backward"), ("1x2", "1 process × 2 threads")]
 print("| workload | layout | tokens/s (median) | spread | vs 1 × 1 | all-reduce share |")
 print("|---|---|---:|---:|---:|---:|")
 for w in ("w1", "w4"):

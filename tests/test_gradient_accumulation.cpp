@@ -87,6 +87,14 @@ public:
     int size() const override { return ranks_; }
     void all_reduce_sum(std::span<float>) override { FAIL("no collective expected"); }
     void all_reduce_sum(std::span<double>) override { FAIL("no collective expected"); }
+    std::unique_ptr<distributed::PendingSum> start_all_reduce_sum(std::span<float>) override {
+        FAIL("no collective expected");
+        return nullptr;
+    }
+    std::unique_ptr<distributed::PendingSum> start_all_reduce_sum(std::span<double>) override {
+        FAIL("no collective expected");
+        return nullptr;
+    }
     [[noreturn]] void abort_job(int) override { throw std::logic_error("abort_job"); }
     std::string engine() const override { return "test"; }
 

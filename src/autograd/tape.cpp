@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <ostream>
+#include <unordered_map>
 
 #include "autograd/error.h"
 #include "autograd/kernels/elementwise.h"
@@ -69,7 +70,7 @@ void accumulate(AutogradMeta& meta, const Tensor& grad) {
 }
 }  // namespace
 
-void Tape::backward(const Tensor& loss, const Tensor& seed) {
+void Tape::backward(const Tensor& loss, const Tensor& seed, const WalkedPast& walked_past) {
     if (!loss.requires_grad())
         throw AutogradError("backward: the loss does not require a gradient (no input of it requires one, or it "
                             "was computed under NoGradGuard)");
@@ -94,29 +95,43 @@ void Tape::backward(const Tensor& loss, const Tensor& seed) {
 
     NoGradGuard no_grad;  // backward closures compute with ops but must not record
     for (auto entry = last; entry != entries_.rend(); ++entry) {
-        if (!entry->output->grad) continue;  // nothing downstream of this entry reached the loss
-        const Tensor grad_output = *entry->output->grad;
-        if (!entry->output->retain_grad) entry->output->grad = nullptr;
-        std::vector<bool> needs_grad;
-        for (const auto& input : entry->inputs) needs_grad.push_back(input != nullptr);
-        const Grads grads = entry->backward(grad_output, needs_grad);
-        if (grads.size() != entry->inputs.size())
-            throw AutogradError(std::string(entry->op) + ": backward returned " + std::to_string(grads.size()) +
-                                " gradients for " + std::to_string(entry->inputs.size()) + " inputs");
-        for (std::size_t i = 0; i < grads.size(); ++i) {
-            if (!entry->inputs[i]) continue;
-            if (!grads[i].defined())
-                throw AutogradError(std::string(entry->op) + ": backward gave no gradient for input " +
-                                    std::to_string(i) + ", which requires one");
-            if (check_numerics()) {
-                NameScope scope(entry->scope);
-                check_finite(grads[i], std::string("the backward of op '") + entry->op + "'", false);
-            }
-            accumulate(*entry->inputs[i], sum_to_shape(grads[i], entry->input_shapes[i]));
-        }
+        if (entry->output->grad) walk(*entry);   // else nothing downstream of this entry reached the loss
+        if (walked_past) walked_past(static_cast<std::size_t>(entries_.rend() - entry) - 1);
     }
     entries_.clear();
     consumed_ = true;
+}
+
+void Tape::walk(TapeEntry& entry) {
+    const Tensor grad_output = *entry.output->grad;
+    if (!entry.output->retain_grad) entry.output->grad = nullptr;
+    std::vector<bool> needs_grad;
+    for (const auto& input : entry.inputs) needs_grad.push_back(input != nullptr);
+    const Grads grads = entry.backward(grad_output, needs_grad);
+    if (grads.size() != entry.inputs.size())
+        throw AutogradError(std::string(entry.op) + ": backward returned " + std::to_string(grads.size()) +
+                            " gradients for " + std::to_string(entry.inputs.size()) + " inputs");
+    for (std::size_t i = 0; i < grads.size(); ++i) {
+        if (!entry.inputs[i]) continue;
+        if (!grads[i].defined())
+            throw AutogradError(std::string(entry.op) + ": backward gave no gradient for input " + std::to_string(i) +
+                                ", which requires one");
+        if (check_numerics()) {
+            NameScope scope(entry.scope);
+            check_finite(grads[i], std::string("the backward of op '") + entry.op + "'", false);
+        }
+        accumulate(*entry.inputs[i], sum_to_shape(grads[i], entry.input_shapes[i]));
+    }
+}
+
+std::vector<std::size_t> Tape::first_uses(const std::vector<Tensor>& leaves) const {
+    std::unordered_map<const AutogradMeta*, std::size_t> leaf_of;
+    for (std::size_t leaf = 0; leaf < leaves.size(); ++leaf) leaf_of[leaves[leaf].autograd_meta().get()] = leaf;
+    std::vector<std::size_t> first(leaves.size(), entries_.size());
+    for (std::size_t e = entries_.size(); e-- > 0;)
+        for (const auto& input : entries_[e].inputs)
+            if (const auto found = leaf_of.find(input.get()); input && found != leaf_of.end()) first[found->second] = e;
+    return first;
 }
 
 void Tape::clear() {

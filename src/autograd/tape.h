@@ -42,10 +42,17 @@ public:
     // Appends an entry and marks `output` as a non-leaf requiring a gradient.
     void record(const char* op, const std::vector<Tensor>& inputs, Tensor& output, BackwardFn backward);
 
+    // Told the index of each entry backward() has walked past: that entry and every later one are
+    // done, so a leaf whose first use is at that index or after has its final gradient.
+    using WalkedPast = std::function<void(std::size_t index)>;
+
     // Walks the tape in reverse once: seeds dL/dL = 1 (or `seed` for a non-scalar output),
     // calls each entry's backward, sums broadcast gradients back to each input's shape and
     // accumulates them into the inputs' grads. Frees the recorded activations afterwards.
-    void backward(const Tensor& loss, const Tensor& seed = Tensor());
+    void backward(const Tensor& loss, const Tensor& seed = Tensor(), const WalkedPast& walked_past = {});
+
+    // For each leaf, the index of the first entry that takes it as an input (size() if none).
+    std::vector<std::size_t> first_uses(const std::vector<Tensor>& leaves) const;
 
     // Drops every entry (and the activations the closures hold) without running backward.
     void clear();
@@ -56,6 +63,7 @@ public:
     void dump(std::ostream& out) const;
 
 private:
+    void walk(TapeEntry& entry);   // one entry of backward(): its inputs' gradients from its output's
     std::vector<TapeEntry> entries_;
     bool consumed_ = false;  // a backward ran and nothing was recorded since
 };

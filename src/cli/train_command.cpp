@@ -16,6 +16,7 @@ struct TrainArguments {
     std::string config_path, run_dir, resume, init;
     std::vector<std::string> overrides;
     bool check_numerics = false, quiet = false;
+    std::string gradient_sum = name_of(train::GradientSum::during_backward);
 };
 
 int run_train(const TrainArguments& args) {
@@ -26,6 +27,7 @@ int run_train(const TrainArguments& args) {
     options.quiet = args.quiet;
     options.init_weights = args.init;
     options.ranks = &distributed::world();
+    options.gradient_sum = *enum_from_name<train::GradientSum>(args.gradient_sum);   // CLI11 checked the name
     train::RunConfig config;
     if (!args.resume.empty()) {
         // The run's own resolved config, with any --set (say, a longer train.max_steps) applied;
@@ -69,6 +71,10 @@ void add_train_command(CLI::App& app, int& exit_code) {
     command->add_option("--init", args->init, "start from these weights (.safetensors)");
     command->add_flag("--check-numerics", args->check_numerics, "check every op for NaN/inf, naming the op and layer");
     command->add_flag("--quiet", args->quiet, "no progress output");
+    command->add_option("--gradient-sum", args->gradient_sum,
+                        "under mpirun: sum the ranks' gradients in buckets during the backward pass, or in one "
+                        "buffer after it (the same sums; docs/distributed.md)")
+        ->capture_default_str()->check(CLI::IsMember(enum_name_list<train::GradientSum>()));
     command->footer("Examples:\n  tapeformer train configs/copy_transformer.json\n"
                     "  tapeformer train configs/poetry_gru.json --set train.max_steps=200 --run-dir runs/try\n"
                     "  tapeformer train --resume runs/poetry_gru --set train.max_steps=4000");

@@ -9,6 +9,14 @@
 
 namespace tf::distributed {
 
+// A sum started by Communicator::start_all_reduce_sum, under way while this rank computes.
+class PendingSum {
+public:
+    virtual ~PendingSum() = default;
+    virtual bool done() = 0;   // lets the engine move the sum on (MPI progresses only inside its calls)
+    virtual void wait() = 0;   // returns once the sum is in the values
+};
+
 class Communicator {
 public:
     virtual ~Communicator() = default;
@@ -17,6 +25,10 @@ public:
     // values ← Σ over ranks of each rank's values, element by element (every rank calls it).
     virtual void all_reduce_sum(std::span<float> values) = 0;
     virtual void all_reduce_sum(std::span<double> values) = 0;
+    // The same sum, started now and finished by the returned PendingSum's wait(); `values` must live
+    // until then. Every rank starts its sums in the same order.
+    virtual std::unique_ptr<PendingSum> start_all_reduce_sum(std::span<float> values) = 0;
+    virtual std::unique_ptr<PendingSum> start_all_reduce_sum(std::span<double> values) = 0;
     // Ends every process of the job with `exit_code`: a rank that failed alone would leave the
     // others waiting in their next all-reduce.
     [[noreturn]] virtual void abort_job(int exit_code) = 0;

@@ -1,9 +1,11 @@
 // The communicator over MPI (built when CMake finds MPI: Open MPI from libopenmpi-dev). One
-// MPI_Allreduce per call, in place; MPI_Init on first use, MPI_Finalize at exit.
+// MPI_Allreduce per call, in place (a started sum: one MPI_Iallreduce); MPI_Init on first use,
+// MPI_Finalize at exit.
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "autograd/error.h"
@@ -12,6 +14,26 @@
 namespace tf::distributed {
 
 namespace {
+
+// One MPI_Iallreduce in flight; the destructor waits for it, so its buffer is never left in use.
+class MpiPendingSum final : public PendingSum {
+public:
+    MpiPendingSum(void* data, std::size_t count, MPI_Datatype type) {
+        if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+            throw Error("start_all_reduce_sum: " + std::to_string(count) + " numbers in one sum; MPI counts are ints");
+        MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), type, MPI_SUM, MPI_COMM_WORLD, &request_);
+    }
+    ~MpiPendingSum() override { wait(); }
+    bool done() override {
+        int complete = 0;
+        MPI_Test(&request_, &complete, MPI_STATUS_IGNORE);
+        return complete != 0;
+    }
+    void wait() override { MPI_Wait(&request_, MPI_STATUS_IGNORE); }   // a finished request is MPI_REQUEST_NULL: returns at once
+
+private:
+    MPI_Request request_ = MPI_REQUEST_NULL;
+};
 
 class MpiWorld final : public Communicator {
 public:
@@ -27,6 +49,12 @@ public:
     int size() const override { return size_; }
     void all_reduce_sum(std::span<float> values) override { reduce(values.data(), values.size(), MPI_FLOAT); }
     void all_reduce_sum(std::span<double> values) override { reduce(values.data(), values.size(), MPI_DOUBLE); }
+    std::unique_ptr<PendingSum> start_all_reduce_sum(std::span<float> values) override {
+        return std::make_unique<MpiPendingSum>(values.data(), values.size(), MPI_FLOAT);
+    }
+    std::unique_ptr<PendingSum> start_all_reduce_sum(std::span<double> values) override {
+        return std::make_unique<MpiPendingSum>(values.data(), values.size(), MPI_DOUBLE);
+    }
     [[noreturn]] void abort_job(int exit_code) override {
         std::fflush(nullptr);
         MPI_Abort(MPI_COMM_WORLD, exit_code);

@@ -17,6 +17,7 @@
 #include "train/batch_shares.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
+#include "train/gradient_buckets.h"
 #include "train/gradient_sum.h"
 #include "train/progress.h"
 #include "train/resume_config.h"
@@ -69,6 +70,7 @@ private:
     std::shared_ptr<SequenceModel> model_;
     std::unique_ptr<Optimizer> optimizer_;
     std::unique_ptr<Batcher> batcher_;
+    std::unique_ptr<GradientBuckets> buckets_;   // over several ranks, with GradientSum::during_backward
     std::vector<Batch> valid_batches_;
     TrainingProgress progress_;
     Progress display_;
@@ -116,6 +118,8 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
     // ends the job before any step).
     double ready = 0;
     ranks_.all_reduce_sum(std::span<double>(&ready, 1));
+    if (ranks_.size() > 1 && options.gradient_sum == GradientSum::during_backward)
+        buckets_ = std::make_unique<GradientBuckets>(model_->parameters(), ranks_);
 }
 
 void TrainingRun::start_fresh() {
@@ -186,7 +190,8 @@ TrainingRun::StepOutcome TrainingRun::train_step(const std::vector<int64_t>& bat
     const uint64_t step_dropout_seed = hash_coordinate(config_.seed + 1, progress_.step);
     StepOutcome outcome;
     try {
-        for (const BatchShare& share : shares_of_batch(batch, config_.train.accumulate_steps, ranks_.rank(), ranks_.size())) {
+        const std::vector<BatchShare> shares = shares_of_batch(batch, config_.train.accumulate_steps, ranks_.rank(), ranks_.size());
+        for (const BatchShare& share : shares) {
             model_->dropout_rng()->reseed(step_dropout_seed);
             const BatchRowsScope rows(share.first_row);
             const Batch piece = make_batch(batcher_->examples(), share.examples, dataset_.is_lm());
@@ -196,14 +201,20 @@ TrainingRun::StepOutcome TrainingRun::train_step(const std::vector<int64_t>& bat
             const Tensor piece_loss = cross_entropy(logits, piece.tgt_out, {kPadId, config_.train.label_smoothing});
             const Tensor weighted = piece_loss * (static_cast<double>(piece.tokens) / static_cast<double>(batch_tokens));
             outcome.loss += weighted.item();
-            tape.backward(weighted);
+            if (buckets_ && &share == &shares.back()) {   // the piece that completes the gradients
+                buckets_->watch(tape);
+                tape.backward(weighted, {}, [this](std::size_t index) { buckets_->walked_past(index); });
+            } else {
+                tape.backward(weighted);
+            }
             tape.clear();
         }
     } catch (const NumericsError& error) {  // --check-numerics: names the op and layer, not the step
         throw NonFiniteError(stopping(error.what()));
     }
     const Clock::time_point all_reduce_start = Clock::now();
-    sum_gradients_over_ranks(model_->parameters(), ranks_);
+    if (buckets_) buckets_->finish();
+    else sum_gradients_over_ranks(model_->parameters(), ranks_);
     double agreed[3] = {outcome.loss, stop_requests_.requested() ? 1.0 : 0.0, out_of_time(true) ? 1.0 : 0.0};
     ranks_.all_reduce_sum(std::span<double>(agreed));
     all_reduce_seconds_since_log_ += seconds_since(all_reduce_start);

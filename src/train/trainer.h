@@ -3,8 +3,10 @@
 // (in a program whose main() called receive_stop_signals_on_own_thread(), util/stop_signals.h).
 // The trainer knows the model only through SequenceModel and the loss.
 #pragma once
+#include <span>
 #include <string>
 
+#include "config/enum_names.h"
 #include "distributed/communicator.h"
 #include "train/metrics.h"
 #include "train/run_config.h"
@@ -17,6 +19,15 @@ public:
     using Error::Error;
 };
 
+// How the ranks' gradients are summed: the same sums either way (tested equal).
+enum class GradientSum {
+    during_backward,   // in buckets, each started once its gradients are final (train/gradient_buckets.h)
+    after_backward,    // one flat buffer once the backward pass is done: the readable way (train/gradient_sum.h)
+};
+inline constexpr EnumName<GradientSum> kGradientSumNames[] = {{GradientSum::during_backward, "during-backward"},
+                                                              {GradientSum::after_backward, "after-backward"}};
+inline std::span<const EnumName<GradientSum>> enum_names(GradientSum) { return kGradientSumNames; }
+
 struct TrainOptions {
     std::string run_dir{};      // default: runs/<config name>
     bool resume = false;        // continue the run in run_dir from its latest checkpoint
@@ -26,6 +37,7 @@ struct TrainOptions {
     // The processes that share each batch (data parallel; rank 0 alone logs, evaluates and saves).
     // nullptr: this process alone.
     distributed::Communicator* ranks = nullptr;
+    GradientSum gradient_sum = GradientSum::during_backward;
 };
 
 struct TrainResult {

@@ -73,6 +73,19 @@ TEST_CASE("2 ranks × 2 micro-batches of B/4 train as 1 process × B", "[mpi]") 
     require_two_ranks_train_as_one(test::kPiecesTransformer, 2);
 }
 
+TEST_CASE("gradients summed in buckets during the backward pass equal those summed after it", "[mpi]") {
+    for (const int64_t accumulate_steps : {1, 2}) {
+        SharedDir during("during-backward"), after("after-backward");
+        const RunConfig run = test::pieces_run(test::kPiecesTransformer, 20, accumulate_steps);
+        train::train(run, {.run_dir = during.path(), .quiet = true, .ranks = &ranks(), .gradient_sum = GradientSum::during_backward});
+        train::train(run, {.run_dir = after.path(), .quiet = true, .ranks = &ranks(), .gradient_sum = GradientSum::after_backward});
+        if (!leader()) continue;
+        INFO(accumulate_steps << " micro-batches");
+        // Two ranks' sums are a + b whichever way they are packed: the same bits.
+        CHECK(test::largest_relative_gap(during.path(), after.path()) == 0);
+    }
+}
+
 TEST_CASE("a 2-rank run cut at step 7 resumes in 1 process, and a 1-process run resumes on 2 ranks, as the uncut run",
           "[mpi]") {
     SharedDir two_then_one("two-then-one"), one_then_two("one-then-two"), whole("whole");
