@@ -1,5 +1,6 @@
-// A small XML well-formedness check for the SVG the reports write: balanced and properly nested
-// tags, quoted attributes, and only the five predefined entities. Returns "" or the first problem.
+// A small XML well-formedness check for the SVG and HTML the reports write: balanced and properly
+// nested tags, quoted attributes, and only the five predefined entities (declarations such as
+// <!DOCTYPE html> are skipped). Returns "" or the first problem.
 #pragma once
 #include <cctype>
 #include <string>
@@ -33,6 +34,7 @@ inline std::string xml_problem(const std::string& text) {
         std::string tag = text.substr(i + 1, end - i - 1);
         i = end + 1;
         if (tag.empty()) return "empty tag";
+        if (tag[0] == '!' || tag[0] == '?') continue;   // <!DOCTYPE html>, <?xml …?>: declarations, not elements
         if (tag[0] == '/') {
             const std::string name = tag.substr(1);
             if (open.empty() || open.back() != name) return "mismatched </" + name + ">";

@@ -14,12 +14,16 @@ namespace tf {
 
 namespace {
 thread_local bool g_grad_enabled = true;
+thread_local int g_scope_recorders = 0;   // RecordScopes alive on this thread
 }
 
 bool grad_enabled() { return g_grad_enabled; }
 
 NoGradGuard::NoGradGuard() : previous_(g_grad_enabled) { g_grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { g_grad_enabled = previous_; }
+
+RecordScopes::RecordScopes() { ++g_scope_recorders; }
+RecordScopes::~RecordScopes() { --g_scope_recorders; }
 
 Tape& Tape::current() {
     thread_local Tape tape;
@@ -29,7 +33,7 @@ Tape& Tape::current() {
 void Tape::record(const char* op, const std::vector<Tensor>& inputs, Tensor& output, BackwardFn backward) {
     consumed_ = false;
     TapeEntry entry{op, {}, {}, nullptr, output.shape(), output.dtype(), std::move(backward),
-                    check_numerics() ? current_scope() : std::string()};
+                    check_numerics() || g_scope_recorders > 0 ? current_scope() : std::string()};
     for (const Tensor& input : inputs) {
         entry.inputs.push_back(input.requires_grad() ? input.autograd_meta() : nullptr);
         entry.input_shapes.push_back(input.shape());

@@ -31,7 +31,7 @@ struct TapeEntry {
     Shape output_shape;
     DType dtype;
     BackwardFn backward;
-    std::string scope;  // the layer that recorded it (kept only while numerics are checked)
+    std::string scope;  // the layer that recorded it (kept while numerics are checked or RecordScopes lives)
 };
 
 class Tape {
@@ -58,6 +58,7 @@ public:
     void clear();
 
     std::size_t size() const { return entries_.size(); }
+    const std::vector<TapeEntry>& entries() const { return entries_; }
     std::vector<std::string> op_names() const;
     // Prints one line per entry: index, op, input shapes -> output shape, output bytes.
     void dump(std::ostream& out) const;
@@ -66,6 +67,16 @@ private:
     void walk(TapeEntry& entry);   // one entry of backward(): its inputs' gradients from its output's
     std::vector<TapeEntry> entries_;
     bool consumed_ = false;  // a backward ran and nothing was recorded since
+};
+
+// While alive, every entry recorded on this thread keeps the layer that recorded it (TapeEntry::scope),
+// as it does while numerics are checked: for `tapeformer tape`, which draws the tape by layer.
+class RecordScopes {
+public:
+    RecordScopes();
+    ~RecordScopes();
+    RecordScopes(const RecordScopes&) = delete;
+    RecordScopes& operator=(const RecordScopes&) = delete;
 };
 
 // Recording is on unless a NoGradGuard is alive on this thread.

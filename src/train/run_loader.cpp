@@ -11,6 +11,15 @@
 
 namespace tf::train {
 
+std::shared_ptr<SequenceModel> build_run_model(const RunConfig& config, const Dataset& dataset) {
+    ModelBuildContext build;
+    build.vocab_size = dataset.vocab_size;
+    build.pad_id = kPadId;
+    build.seed = config.seed;
+    build.dropout_rng = std::make_shared<Rng>(config.seed + 1);
+    return build_model(config.model, build);
+}
+
 LoadedRun load_run(const std::string& directory, const std::string& which) {
     const RunDirectory dir(directory);
     if (!file_exists(dir.config()))
@@ -21,12 +30,7 @@ LoadedRun load_run(const std::string& directory, const std::string& which) {
     run.dataset = load_dataset(run.config.data);
     if (file_exists(dir.vocab()) && Tokenizer::load(dir.vocab()).to_json() != run.dataset.tokenizer.to_json())
         throw DataError(directory + ": the data now gives a different vocabulary than the run's vocab.json");
-    ModelBuildContext build;
-    build.vocab_size = run.dataset.vocab_size;
-    build.pad_id = kPadId;
-    build.seed = run.config.seed;
-    build.dropout_rng = std::make_shared<Rng>(run.config.seed + 1);
-    run.model = build_model(run.config.model, build);
+    run.model = build_run_model(run.config, run.dataset);
     run.checkpoint = which == "best" && file_exists(dir.best()) ? dir.best() : dir.latest();
     if (run.checkpoint.empty()) throw CheckpointError(directory + ": no checkpoint yet (train first)");
     const LoadedCheckpoint loaded = load_checkpoint(run.checkpoint, *run.model, nullptr);

@@ -18,6 +18,10 @@ struct LoadedRun {
     int64_t step = 0;
 };
 
+// The run's model with its initial weights, as training builds it: the config's model section over
+// the data's vocabulary, weights from the run's seed, dropout from seed + 1.
+std::shared_ptr<SequenceModel> build_run_model(const RunConfig& config, const Dataset& dataset);
+
 // `which`: "best" (best.safetensors, else the latest checkpoint) or "latest".
 LoadedRun load_run(const std::string& directory, const std::string& which = "best");
 

@@ -22,6 +22,7 @@
 #include "train/progress.h"
 #include "train/resume_config.h"
 #include "train/run_dir.h"
+#include "train/run_loader.h"
 #include "util/files.h"
 #include "util/stop_signals.h"
 
@@ -99,12 +100,7 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
     if (config.threads > 0) kernels::set_num_threads(static_cast<int>(config.threads));
     set_check_numerics(options.check_numerics);
     dataset_ = load_dataset(config.data);
-    ModelBuildContext build;
-    build.vocab_size = dataset_.vocab_size;
-    build.pad_id = kPadId;
-    build.seed = config.seed;
-    build.dropout_rng = std::make_shared<Rng>(config.seed + 1);
-    model_ = build_model(config.model, build);
+    model_ = build_run_model(config, dataset_);
     model_->train();
     optimizer_ = make_optimizer(config.optimizer, model_->named_parameters());
     BatcherOptions batching = config.data.batching();

@@ -1,0 +1,48 @@
+// `tapeformer tape`: one training step's tape as a student reads it. Every entry in recording
+// order — its op, output shape, the layer that recorded it (dotted name), its output's bytes, and
+// what it read: an earlier entry's output, a parameter, or a constant (data, a mask) — and the
+// backward walk, which visits the same entries in reverse. Rendered as text for a terminal, and
+// as one HTML page (with an SVG of the layers and the data flowing between them) that needs no
+// script: each layer's entries sit in a <details> that a click opens.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autograd/tape.h"
+#include "train/run_config.h"
+
+namespace tf {
+
+struct TapeNode {
+    std::size_t index = 0;
+    std::string op;
+    std::string layer;                  // the dotted name that recorded it; "" outside the layers (embeddings, loss)
+    std::vector<Shape> input_shapes;
+    Shape output_shape;
+    DType dtype = DType::f32;
+    std::size_t bytes = 0;              // of the output
+    // Per input: "#k" (entry k's output), a parameter's dotted name, or "constant" (needs no gradient).
+    std::vector<std::string> inputs;
+};
+
+// The nodes of `tape` (recorded under RecordScopes), naming the parameters it read.
+std::vector<TapeNode> tape_nodes(const Tape& tape, const std::vector<std::pair<std::string, Tensor>>& named_parameters);
+
+// One training step of `config`'s model on the first `examples` training examples: the forward
+// pass and the loss recorded (nodes and Tape::dump()'s text), then the backward pass run.
+struct RecordedStep {
+    std::vector<TapeNode> nodes;
+    std::string dump;
+};
+RecordedStep record_training_step(const train::RunConfig& config, int64_t examples);
+
+// One line per node, then the backward walk's order.
+std::string tape_text(const std::vector<TapeNode>& nodes);
+// Layers (consecutive nodes of one dotted name) as boxes down the page, with the flow between them.
+std::string tape_svg(const std::vector<TapeNode>& nodes, const std::string& title);
+// The SVG, then one <details> per layer holding its nodes' rows (class "node"), then the backward walk.
+std::string tape_html(const std::vector<TapeNode>& nodes, const std::string& title);
+
+}  // namespace tf
