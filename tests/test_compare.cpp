@@ -30,6 +30,14 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     for (const char* variant : {"gru", "gru_attention", "transformer"}) CHECK(report.find(std::string("| ") + variant + " |") != std::string::npos);
     for (const char* claim : {"+0.10 to +0.20", "about 10×", "full sequence as context"}) CHECK(report.find(claim) != std::string::npos);
 
+    // The page beside it: well-formed, a table row per variant, the predictions, small.
+    const std::string page = read_file((root / "out" / "report.html").string());
+    CHECK(test::xml_problem(page) == "");
+    for (const char* variant : {"gru", "gru_attention", "transformer"})
+        CHECK(page.find(std::string("<tr><td>") + variant + "</td>") != std::string::npos);
+    CHECK(page.find("full sequence as context") != std::string::npos);
+    CHECK(page.size() < (2u << 20));
+
     const auto json = nlohmann::json::parse(read_file((root / "out" / "report.json").string()));
     REQUIRE(json["variants"].size() == 3);
     CHECK(json["variants"][0]["runs"].size() == 2);  // two seeds

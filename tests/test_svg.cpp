@@ -19,6 +19,9 @@ TEST_CASE("a line plot is well-formed XML with one polyline per series and every
     const std::string points = text.substr(first + 8, text.find('"', first + 8) - first - 8);
     CHECK(test::count_occurrences(points, ",") == 4);
     CHECK(text.find("loss &lt;train &amp; valid&gt;") != std::string::npos);
+    // Every point has a hover read-out of its values.
+    CHECK(test::count_occurrences(text, "class=\"point\"") == 7);
+    CHECK(text.find("<title>gru: step 2, loss 2.5</title>") != std::string::npos);
 }
 
 TEST_CASE("non-finite points and non-positive values on a log axis are skipped", "[unit]") {

@@ -4,15 +4,24 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/html_page.h"
 #include "util/files.h"
 
 namespace tf {
 
 Report::Report(std::string directory) : directory_(std::move(directory)) { make_directories(directory_ + "/plots"); }
 
-void Report::heading(int level, const std::string& text) { markdown_ += std::string(static_cast<std::size_t>(level), '#') + " " + text + "\n\n"; }
+void Report::heading(int level, const std::string& text) {
+    markdown_ += std::string(static_cast<std::size_t>(level), '#') + " " + text + "\n\n";
+    const std::string tag = std::string("h").append(std::to_string(level));   // (not "h" + …: GCC 12's -Wrestrict misfires)
+    html_ += "<" + tag + ">" + html::inline_markup(text) + "</" + tag + ">\n";
+    if (title_.empty()) title_ = text;
+}
 
-void Report::paragraph(const std::string& text) { markdown_ += text + "\n\n"; }
+void Report::paragraph(const std::string& text) {
+    markdown_ += text + "\n\n";
+    html_ += "<p>" + html::inline_markup(text) + "</p>\n";
+}
 
 void Report::table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
     const auto line = [](const std::vector<std::string>& cells) {
@@ -24,27 +33,37 @@ void Report::table(const std::vector<std::string>& header, const std::vector<std
     markdown_ += line(std::vector<std::string>(header.size(), "---"));
     for (const auto& row : rows) markdown_ += line(row);
     markdown_ += "\n";
+    const auto html_row = [](const std::vector<std::string>& cells, const char* tag) {
+        std::string text = "<tr>";
+        for (const auto& cell : cells) text += std::string("<") + tag + ">" + html::inline_markup(cell) + "</" + tag + ">";
+        return text + "</tr>\n";
+    };
+    html_ += "<table class=\"sortable\"><thead>" + html_row(header, "th") + "</thead><tbody>\n";
+    for (const auto& row : rows) html_ += html_row(row, "td");
+    html_ += "</tbody></table>\n";
 }
 
-void Report::link_plot(const std::string& name, const std::string& title) {
+void Report::add_plot(const std::string& name, const std::string& title, const std::string& svg) {
+    write_file_atomic(directory_ + "/plots/" + name + ".svg", svg);
     markdown_ += "![" + title + "](plots/" + name + ".svg)\n\n(data: [plots/" + name + ".csv](plots/" + name + ".csv))\n\n";
+    html_ += "<figure>" + svg + "<figcaption>" + html::escape(title) + " (data: <a href=\"plots/" + name + ".csv\">plots/" +
+             name + ".csv</a>)</figcaption></figure>\n";
 }
 
 void Report::plot(const std::string& name, const svg::LinePlot& plot) {
-    write_file_atomic(directory_ + "/plots/" + name + ".svg", svg::render(plot));
     write_file_atomic(directory_ + "/plots/" + name + ".csv", to_csv(plot));
-    link_plot(name, plot.title);
+    add_plot(name, plot.title, svg::render(plot));
 }
 
 void Report::plot(const std::string& name, const svg::Heatmap& heatmap) {
-    write_file_atomic(directory_ + "/plots/" + name + ".svg", svg::render(heatmap));
     write_file_atomic(directory_ + "/plots/" + name + ".csv", to_csv(heatmap));
-    link_plot(name, heatmap.title);
+    add_plot(name, heatmap.title, svg::render(heatmap));
 }
 
 std::string Report::write() const {
     const std::string path = directory_ + "/report.md";
     write_file_atomic(path, markdown_);
+    write_file_atomic(directory_ + "/report.html", html::page(title_, html_));
     return path;
 }
 

@@ -1,5 +1,7 @@
-// Markdown reports with SVG plots. Every plot is written as plots/<name>.svg with its numbers
-// beside it in plots/<name>.csv, and linked from the report, so a reader can check any picture.
+// Reports with SVG plots, written twice from the same calls: report.md (plots linked) and
+// report.html (plots inline, tables sortable; one file that opens offline in a browser,
+// analysis/html_page.h). Every plot is also written as plots/<name>.svg with its numbers beside it
+// in plots/<name>.csv, so a reader can check any picture.
 #pragma once
 #include <string>
 #include <vector>
@@ -17,13 +19,14 @@ public:
     void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
     void plot(const std::string& name, const svg::LinePlot& plot);
     void plot(const std::string& name, const svg::Heatmap& heatmap);
-    // Writes directory/report.md (atomically).
+    // Writes directory/report.md and directory/report.html (atomically); returns report.md's path.
     std::string write() const;
 
 private:
-    void link_plot(const std::string& name, const std::string& title);
+    void add_plot(const std::string& name, const std::string& title, const std::string& svg);
     std::string directory_;
-    std::string markdown_;
+    std::string markdown_, html_;
+    std::string title_;   // the first heading's text: the page's title
 };
 
 std::string to_csv(const svg::LinePlot& plot);     // series,x,y rows

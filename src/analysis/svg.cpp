@@ -140,6 +140,14 @@ std::string render(const LinePlot& plot) {
             out << number(sx(series.x[i])) << "," << number(sy(transform_y(series.y[i]))) << " ";
         }
         out << "\"/>\n";
+        // Each point again as a clear dot whose tooltip reads its values (hover in a browser).
+        for (std::size_t i = 0; i < std::min(series.x.size(), series.y.size()); ++i) {
+            if (!std::isfinite(series.x[i]) || !std::isfinite(series.y[i]) || (plot.log_y && series.y[i] <= 0)) continue;
+            out << "<circle class=\"point\" cx=\"" << number(sx(series.x[i])) << "\" cy=\"" << number(sy(transform_y(series.y[i])))
+                << "\" r=\"4\" fill=\"" << colour << "\" fill-opacity=\"0\"><title>" << escape(series.name) << ": "
+                << escape(plot.x_label) << " " << number(series.x[i]) << ", " << escape(plot.y_label) << " "
+                << number(series.y[i]) << "</title></circle>\n";
+        }
         const double legend_y = kTop + 10 + 20 * static_cast<double>(s);
         out << "<line x1=\"" << kWidth - kRight + 15 << "\" y1=\"" << legend_y << "\" x2=\"" << kWidth - kRight + 40
             << "\" y2=\"" << legend_y << "\" stroke=\"" << colour << "\" stroke-width=\"3\"/><text class=\"legend\" x=\""

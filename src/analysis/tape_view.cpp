@@ -32,7 +32,7 @@ std::vector<TapeNode> tape_nodes(const Tape& tape, const std::vector<std::pair<s
         for (const auto& input : entry.inputs) {
             if (!input) node.inputs.push_back("constant");
             else if (const auto found = producer.find(input.get()); found != producer.end())
-                node.inputs.push_back(std::string("#").append(std::to_string(found->second)));
+                node.inputs.push_back(std::string("#").append(std::to_string(found->second)));   // not "#" + …: GCC 12's -Wrestrict misfires
             else if (const auto parameter = parameter_names.find(input.get()); parameter != parameter_names.end())
                 node.inputs.push_back(parameter->second);
             else node.inputs.push_back("leaf");   // requires a gradient, but is no parameter of the model

@@ -1,0 +1,84 @@
+// The page skeleton, its style and its one script (analysis/html_page.h).
+#include "analysis/html_page.h"
+
+namespace tf::html {
+
+std::string escape(const std::string& text) {
+    std::string escaped;
+    for (const char c : text) {
+        if (c == '&') escaped += "&amp;";
+        else if (c == '<') escaped += "&lt;";
+        else if (c == '>') escaped += "&gt;";
+        else if (c == '"') escaped += "&quot;";
+        else escaped += c;
+    }
+    return escaped;
+}
+
+std::string inline_markup(const std::string& text) {
+    std::string out;
+    bool in_code = false, in_bold = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '`') {
+            out += in_code ? "</code>" : "<code>";
+            in_code = !in_code;
+        } else if (!in_code && text.compare(i, 2, "**") == 0) {
+            out += in_bold ? "</strong>" : "<strong>";
+            in_bold = !in_bold;
+            ++i;
+        } else {
+            out += escape(std::string(1, text[i]));
+        }
+    }
+    if (in_code) out += "</code>";
+    if (in_bold) out += "</strong>";
+    return out;
+}
+
+namespace {
+
+constexpr const char* kStyle =
+    "body{font-family:sans-serif;margin:2em auto;max-width:62em;padding:0 1em;line-height:1.45}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:14px}"
+    "th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left}"
+    "table.sortable th{cursor:pointer;background:#f2f4f8}"
+    "figure{margin:1em 0}figcaption{font-size:13px;color:#555}svg{max-width:100%;height:auto}"
+    "code{background:#f4f4f4;padding:0 3px}";
+
+// Sorting by a clicked header: numbers by value ("0.91 ± 0.02" by 0.91), other text alphabetically;
+// a second click reverses. Written without the characters an XML check reads as markup.
+constexpr const char* kScript = R"(
+window.onerror = function (message) { document.documentElement.setAttribute("data-script-error", String(message)); };
+function cell_value(row, column) {
+  var text = row.cells[column].textContent.trim();
+  var number = parseFloat(text);
+  return isNaN(number) ? text : number;
+}
+function sort_by(header) {
+  var table = header.closest("table");
+  var body = table.tBodies[0];
+  var column = header.cellIndex;
+  var direction = header.getAttribute("data-sorted") === "up" ? -1 : 1;
+  table.querySelectorAll("th").forEach(function (other) { other.removeAttribute("data-sorted"); });
+  header.setAttribute("data-sorted", direction === 1 ? "up" : "down");
+  var rows = Array.from(body.rows);
+  rows.sort(function (a, b) {
+    var x = cell_value(a, column), y = cell_value(b, column);
+    if (typeof x !== typeof y) { x = String(x); y = String(y); }
+    return direction * (x > y ? 1 : (y > x ? -1 : 0));
+  });
+  rows.forEach(function (row) { body.appendChild(row); });
+}
+document.querySelectorAll("table.sortable th").forEach(function (header) {
+  header.addEventListener("click", function () { sort_by(header); });
+});
+)";
+
+}  // namespace
+
+std::string page(const std::string& title, const std::string& body) {
+    return std::string("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>") + escape(title) +
+           "</title>\n<style>" + kStyle + "</style></head>\n<body>\n" + body + "<script>" + kScript + "</script>\n</body></html>\n";
+}
+
+}  // namespace tf::html

@@ -1,0 +1,19 @@
+// One self-contained HTML page: our CSS and a short script of our own inline, the plots inline as
+// SVG, nothing fetched, so a report opens from file:// in a lab with no network. Everything is
+// readable with scripts off; the script only sorts a table by the column whose header is clicked.
+#pragma once
+#include <string>
+
+namespace tf::html {
+
+// Text with & < > " escaped.
+std::string escape(const std::string& text);
+
+// Report text as HTML: escaped, `code` spans as <code>, **bold** as <strong>.
+std::string inline_markup(const std::string& text);
+
+// The whole page around `body`. A script error marks the page (the <html> element's
+// data-script-error attribute), so a headless browser's DOM dump shows it.
+std::string page(const std::string& title, const std::string& body);
+
+}  // namespace tf::html
