@@ -1,9 +1,16 @@
 // report.html beside report.md: the same headings, paragraphs, tables and plots as one offline
-// page — escaped text, `code` marked up, sortable tables, the SVG inline, a script only for sorting.
+// page — escaped text, `code` marked up, sortable tables, the SVG inline — and the attention
+// viewer, whose data must be the maps analyze writes as CSV.
 #include "catch.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "analysis/attention_viewer.h"
 #include "analysis/html_page.h"
 #include "analysis/report.h"
 #include "run_helpers.h"
@@ -41,4 +48,61 @@ TEST_CASE("a report writes report.html with its headings, sortable tables and in
     // Nothing fetched: no src= and no link to another site (the one URL is the SVG namespace).
     CHECK(page.find(" src=") == std::string::npos);
     CHECK(test::count_occurrences(page, "http") == test::count_occurrences(page, "xmlns=\"http://www.w3.org/2000/svg\""));
+}
+
+TEST_CASE("the viewer's markup escapes tokens such as <bos> and its JSON gives them back", "[unit]") {
+    const std::string markup = attention_viewer_html({{"layer <0> & co", {"<bos>", "a"}, {"&", "b"}, {{0.25, 0.75}, {1.0, 0.0}}}});
+    CHECK(test::xml_problem(markup) == "");
+    CHECK(markup.find("<bos>") == std::string::npos);
+    CHECK(markup.find("<option value=\"0\">layer &lt;0&gt; &amp; co</option>") != std::string::npos);
+    const std::size_t start = markup.find("class=\"attention-data\">") + std::string("class=\"attention-data\">").size();
+    const nlohmann::json data = nlohmann::json::parse(markup.substr(start, markup.find("</script>") - start));
+    CHECK(data[0]["queries"][0] == "<bos>");
+    CHECK(data[0]["keys"][0] == "&");
+    CHECK(data[0]["weights"][0][1] == 0.75);
+    CHECK(attention_viewer_html({}).find("no attention") != std::string::npos);
+}
+
+TEST_CASE("analyze's report.html views every attention map and the kernel, each equal to its CSV", "[integration]") {
+    test::TempDir dir;
+    const nlohmann::json config = {
+        {"name", "tiny"}, {"seed", 1},
+        {"model", {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1}, {"decoder_layers", 1},
+                   {"ffn_hidden", 16}, {"dropout", 0.0}, {"max_length", 16}}},
+        {"data", {{"source", "synthetic"}, {"task", "copy"}, {"num_symbols", 6}, {"min_length", 3}, {"max_length", 6},
+                  {"train_size", 64}, {"valid_size", 8}, {"test_size", 8}, {"batch_size", 8}}},
+        {"optimizer", {{"name", "adam"}, {"lr", 0.01}}},
+        {"train", {{"max_steps", 2}, {"log_every", 1}, {"eval_every", 0}, {"checkpoint_every", 2}}}};
+    test::write_text(dir / "tiny.json", config.dump());
+    REQUIRE(test::run_cli({"train", dir / "tiny.json", "--run-dir", dir / "run", "--quiet"}).exit_code == 0);
+    REQUIRE(test::run_cli({"analyze", "--run", dir / "run", "--out", dir / "analysis"}).exit_code == 0);
+    const std::string page = read_file(dir / "analysis/report.html");
+    CHECK(test::xml_problem(page) == "");
+    const std::size_t start = page.find("class=\"attention-data\">") + std::string("class=\"attention-data\">").size();
+    const nlohmann::json maps = nlohmann::json::parse(page.substr(start, page.find("</script>", start) - start));
+    const nlohmann::json analysis = nlohmann::json::parse(read_file(dir / "analysis/analysis.json"));
+    // Self-attention in the encoder and decoder and cross-attention, 2 heads each, and the kernel.
+    REQUIRE(analysis["attention"].size() == 3);
+    REQUIRE(maps.size() == 3 * 2 + 1);
+    CHECK(test::count_occurrences(page, "<option value=") == maps.size());
+    for (std::size_t m = 0; m < 3; ++m)
+        for (int head = 0; head < 2; ++head) {
+            const nlohmann::json& view = maps[2 * m + static_cast<std::size_t>(head)];
+            std::string file = analysis["attention"][m]["name"].get<std::string>() + "_head" + std::to_string(head);
+            std::replace(file.begin(), file.end(), '.', '_');
+            INFO(view["label"] << " against plots/" << file << ".csv");
+            std::istringstream csv(read_file(dir / ("analysis/plots/" + file + ".csv")));
+            std::string line;
+            std::getline(csv, line);   // row,column,weight
+            int cells = 0;
+            while (std::getline(csv, line)) {
+                std::size_t row = 0, column = 0;
+                double value = 0;
+                REQUIRE(std::sscanf(line.c_str(), "%zu,%zu,%lf", &row, &column, &value) == 3);
+                CHECK(view["weights"][row][column].get<double>() == Approx(value).epsilon(1e-7));
+                ++cells;
+            }
+            CHECK(cells == static_cast<int>(view["queries"].size() * view["keys"].size()));
+        }
+    CHECK(maps.back()["label"].get<std::string>().rfind("dependency kernel", 0) == 0);
 }

@@ -50,7 +50,8 @@ std::vector<AttentionRecord> record_attention(SequenceModel& model, const Analys
     return recorder.attention;
 }
 
-nlohmann::json report_attention(Report& report, const std::vector<AttentionRecord>& records, const AnalysisExample& example) {
+nlohmann::json report_attention(Report& report, const std::vector<AttentionRecord>& records, const AnalysisExample& example,
+                                std::vector<ViewerMap>& viewer) {
     nlohmann::json maps = nlohmann::json::array();
     std::vector<std::vector<std::string>> rows;
     report.heading(2, "Attention maps");
@@ -69,6 +70,7 @@ nlohmann::json report_attention(Report& report, const std::vector<AttentionRecor
                 heatmap.values.emplace_back();
                 for (int64_t j = 0; j < map.weights.size(3); ++j) heatmap.values.back().push_back(map.weights.at({0, h, i, j}));
             }
+            viewer.push_back({map.name + ", head " + std::to_string(h) + " (" + map.kind + ")", row_labels, columns, heatmap.values});
             std::string file = map.name + "_head" + std::to_string(h);
             for (char& c : file) c = c == '.' ? '_' : c;
             report.plot(file, heatmap);
@@ -106,7 +108,8 @@ nlohmann::json report_scale(Report& report, const std::vector<AttentionRecord>& 
 }
 
 // The dependency kernel K(i, j) = ‖∂y_i/∂x_j‖ and its receptive field (docs/math/theory.md §4, §5).
-nlohmann::json report_dependency(Report& report, SequenceModel& model, const AnalysisExample& example, int64_t probes) {
+nlohmann::json report_dependency(Report& report, SequenceModel& model, const AnalysisExample& example, int64_t probes,
+                                 std::vector<ViewerMap>& viewer) {
     Rng rng(7);
     const Matrix kernel = dependency_kernel(model, example.input, probes, rng);
     const std::vector<int64_t> field = effective_receptive_field(kernel, 0.01);
@@ -114,6 +117,7 @@ nlohmann::json report_dependency(Report& report, SequenceModel& model, const Ana
     const auto& inputs = model.is_language_model() ? example.target_labels : example.source_labels;
     report.plot("dependency_kernel", svg::Heatmap{"K(i, j) = ||dy_i/dx_j||", "input position j", "output position i",
                                                   "norm", kernel, inputs, example.target_labels});
+    viewer.push_back({"dependency kernel K(i, j) = ||dy_i/dx_j|| (outputs over inputs)", example.target_labels, inputs, kernel});
     double mean_field = 0;
     for (int64_t size : field) mean_field += static_cast<double>(size) / static_cast<double>(field.size());
     report.paragraph("Effective receptive field (docs/math/theory.md §5, ε = 1% of each row's largest entry): "
@@ -134,9 +138,14 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
                      run.dataset.tokenizer.decode(example.input.tgt_in.values) + "\".");
     nlohmann::json result = {{"run", run_dir}, {"checkpoint", run.checkpoint}, {"step", run.step}};
     const std::vector<AttentionRecord> records = record_attention(*run.model, example);
-    result["attention"] = report_attention(report, records, example);
+    std::vector<ViewerMap> viewer;
+    result["attention"] = report_attention(report, records, example, viewer);
     result["scale"] = report_scale(report, records);
-    result["dependency"] = report_dependency(report, *run.model, example, options.probes);
+    result["dependency"] = report_dependency(report, *run.model, example, options.probes, viewer);
+    report.heading(2, "Viewer");
+    report.paragraph("Every attention map above and the dependency kernel, one at a time: choose a map, then hover a "
+                     "query (an output position, for the kernel) to see where it looks.");
+    report.viewer(viewer);
     write_file_atomic(out + "/analysis.json", result.dump(1) + "\n");
     return report.write();
 }

@@ -43,11 +43,15 @@ constexpr const char* kStyle =
     "th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left}"
     "table.sortable th{cursor:pointer;background:#f2f4f8}"
     "figure{margin:1em 0}figcaption{font-size:13px;color:#555}svg{max-width:100%;height:auto}"
-    "code{background:#f4f4f4;padding:0 3px}";
+    "code{background:#f4f4f4;padding:0 3px}"
+    ".viewer-tokens{display:flex;gap:3em;font-family:monospace;font-size:16px}"
+    ".viewer-tokens div{display:flex;flex-direction:column}"
+    ".token{padding:1px 6px;margin:1px;border:1px solid #eee;white-space:pre}.token.active{outline:2px solid #0072B2}";
 
-// Sorting by a clicked header: numbers by value ("0.91 ± 0.02" by 0.91), other text alphabetically;
-// a second click reverses. Written without the characters an XML check reads as markup.
-constexpr const char* kScript = R"(
+// Two behaviours: sorting a table by a clicked header (numbers by value, "0.91 ± 0.02" by 0.91, other
+// text alphabetically; a second click reverses), and the attention viewer (attention_viewer.h).
+// Written without the characters an XML check reads as markup.
+constexpr const char* kScript = R"js(
 window.onerror = function (message) { document.documentElement.setAttribute("data-script-error", String(message)); };
 function cell_value(row, column) {
   var text = row.cells[column].textContent.trim();
@@ -72,7 +76,43 @@ function sort_by(header) {
 document.querySelectorAll("table.sortable th").forEach(function (header) {
   header.addEventListener("click", function () { sort_by(header); });
 });
-)";
+// The attention viewer: the chosen map's query tokens down the left, key tokens down the right;
+// hovering query i shades each key j by weight[i][j] over the row's largest.
+function token_cell(column, text) {
+  var cell = document.createElement("span");
+  cell.className = "token";
+  cell.textContent = text;
+  column.appendChild(cell);
+  return cell;
+}
+function show_attention(viewer) {
+  var maps = JSON.parse(viewer.querySelector("script.attention-data").textContent);
+  var choice = viewer.querySelector("select.viewer-choice");
+  var queries = viewer.querySelector(".queries"), keys = viewer.querySelector(".keys");
+  function draw() {
+    var map = maps[Number(choice.value)];
+    queries.textContent = "";
+    keys.textContent = "";
+    var key_cells = map.keys.map(function (token) { return token_cell(keys, token); });
+    map.queries.forEach(function (token, i) {
+      var cell = token_cell(queries, token);
+      cell.addEventListener("mouseenter", function () {
+        var row = map.weights[i];
+        var largest = Math.max.apply(null, row) || 1;
+        key_cells.forEach(function (key, j) {
+          key.style.background = "rgba(213, 94, 0, " + (row[j] / largest) + ")";
+          key.title = row[j].toFixed(4);
+        });
+        cell.classList.add("active");
+      });
+      cell.addEventListener("mouseleave", function () { cell.classList.remove("active"); });
+    });
+  }
+  choice.addEventListener("change", draw);
+  draw();
+}
+document.querySelectorAll(".attention-viewer").forEach(show_attention);
+)js";
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // One self-contained HTML page: our CSS and a short script of our own inline, the plots inline as
 // SVG, nothing fetched, so a report opens from file:// in a lab with no network. Everything is
-// readable with scripts off; the script only sorts a table by the column whose header is clicked.
+// readable with scripts off; the script sorts a table by the column whose header is clicked and
+// runs the attention viewer (analysis/attention_viewer.h).
 #pragma once
 #include <string>
 

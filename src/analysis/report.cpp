@@ -60,6 +60,11 @@ void Report::plot(const std::string& name, const svg::Heatmap& heatmap) {
     add_plot(name, heatmap.title, svg::render(heatmap));
 }
 
+void Report::viewer(const std::vector<ViewerMap>& maps) {
+    markdown_ += "(report.html has these maps in an interactive viewer.)\n\n";
+    html_ += attention_viewer_html(maps);
+}
+
 std::string Report::write() const {
     const std::string path = directory_ + "/report.md";
     write_file_atomic(path, markdown_);

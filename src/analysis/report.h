@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/attention_viewer.h"
 #include "analysis/svg.h"
 
 namespace tf {
@@ -19,6 +20,8 @@ public:
     void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
     void plot(const std::string& name, const svg::LinePlot& plot);
     void plot(const std::string& name, const svg::Heatmap& heatmap);
+    // The page's interactive viewer of these maps (report.md, which cannot hold one, names the page).
+    void viewer(const std::vector<ViewerMap>& maps);
     // Writes directory/report.md and directory/report.html (atomically); returns report.md's path.
     std::string write() const;
 
