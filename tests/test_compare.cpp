@@ -36,6 +36,13 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     for (const char* variant : {"gru", "gru_attention", "transformer"})
         CHECK(page.find(std::string("<tr><td>") + variant + "</td>") != std::string::npos);
     CHECK(page.find("full sequence as context") != std::string::npos);
+    // The viewer: each variant's first seed, a kernel apiece, the attention variants' maps too.
+    CHECK(test::count_occurrences(page, "<section class=\"attention-viewer\">") == 1);
+    for (const char* variant : {"gru", "gru_attention", "transformer"})
+        CHECK(page.find(std::string("\">") + variant + " (seed 1): dependency kernel") != std::string::npos);
+    CHECK(page.find("gru_attention (seed 1): attention, head 0 (additive)") != std::string::npos);
+    CHECK(page.find("transformer (seed 1): decoder.layers.0.cross_attn, head 1 (cross)") != std::string::npos);
+    CHECK(page.find("(seed 2)") == std::string::npos);
     CHECK(page.size() < (2u << 20));
 
     const auto json = nlohmann::json::parse(read_file((root / "out" / "report.json").string()));

@@ -50,8 +50,7 @@ std::vector<AttentionRecord> record_attention(SequenceModel& model, const Analys
     return recorder.attention;
 }
 
-nlohmann::json report_attention(Report& report, const std::vector<AttentionRecord>& records, const AnalysisExample& example,
-                                std::vector<ViewerMap>& viewer) {
+nlohmann::json report_attention(Report& report, const std::vector<AttentionRecord>& records, const AnalysisExample& example) {
     nlohmann::json maps = nlohmann::json::array();
     std::vector<std::vector<std::string>> rows;
     report.heading(2, "Attention maps");
@@ -70,7 +69,6 @@ nlohmann::json report_attention(Report& report, const std::vector<AttentionRecor
                 heatmap.values.emplace_back();
                 for (int64_t j = 0; j < map.weights.size(3); ++j) heatmap.values.back().push_back(map.weights.at({0, h, i, j}));
             }
-            viewer.push_back({map.name + ", head " + std::to_string(h) + " (" + map.kind + ")", row_labels, columns, heatmap.values});
             std::string file = map.name + "_head" + std::to_string(h);
             for (char& c : file) c = c == '.' ? '_' : c;
             report.plot(file, heatmap);
@@ -108,16 +106,13 @@ nlohmann::json report_scale(Report& report, const std::vector<AttentionRecord>& 
 }
 
 // The dependency kernel K(i, j) = ‖∂y_i/∂x_j‖ and its receptive field (docs/math/theory.md §4, §5).
-nlohmann::json report_dependency(Report& report, SequenceModel& model, const AnalysisExample& example, int64_t probes,
-                                 std::vector<ViewerMap>& viewer) {
-    Rng rng(7);
-    const Matrix kernel = dependency_kernel(model, example.input, probes, rng);
+nlohmann::json report_dependency(Report& report, SequenceModel& model, const AnalysisExample& example, const Matrix& kernel,
+                                 int64_t probes) {
     const std::vector<int64_t> field = effective_receptive_field(kernel, 0.01);
     report.heading(2, "Dependency kernel");
     const auto& inputs = model.is_language_model() ? example.target_labels : example.source_labels;
     report.plot("dependency_kernel", svg::Heatmap{"K(i, j) = ||dy_i/dx_j||", "input position j", "output position i",
                                                   "norm", kernel, inputs, example.target_labels});
-    viewer.push_back({"dependency kernel K(i, j) = ||dy_i/dx_j|| (outputs over inputs)", example.target_labels, inputs, kernel});
     double mean_field = 0;
     for (int64_t size : field) mean_field += static_cast<double>(size) / static_cast<double>(field.size());
     report.paragraph("Effective receptive field (docs/math/theory.md §5, ε = 1% of each row's largest entry): "
@@ -129,6 +124,28 @@ nlohmann::json report_dependency(Report& report, SequenceModel& model, const Ana
 
 }  // namespace
 
+std::vector<ViewerMap> viewer_maps(SequenceModel& model, const AnalysisExample& example, const Matrix& kernel,
+                                   const std::string& prefix) {
+    const auto labels = [&example](SequenceSide side) -> const std::vector<std::string>& {
+        return side == SequenceSide::source ? example.source_labels : example.target_labels;
+    };
+    std::vector<ViewerMap> maps;
+    for (const AttentionRecord& record : record_attention(model, example))
+        for (int64_t h = 0; h < record.weights.size(1); ++h) {
+            ViewerMap map{prefix + record.name + ", head " + std::to_string(h) + " (" + record.kind + ")",
+                          labels(record.queries_from), labels(record.keys_from), {}};
+            for (int64_t i = 0; i < record.weights.size(2); ++i) {
+                map.weights.emplace_back();
+                for (int64_t j = 0; j < record.weights.size(3); ++j) map.weights.back().push_back(record.weights.at({0, h, i, j}));
+            }
+            maps.push_back(std::move(map));
+        }
+    const auto& kernel_inputs = model.is_language_model() ? example.target_labels : example.source_labels;
+    maps.push_back({prefix + "dependency kernel K(i, j) = ||dy_i/dx_j|| (outputs over inputs)", example.target_labels,
+                    kernel_inputs, kernel});
+    return maps;
+}
+
 std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const AnalysisOptions& options) {
     const std::string out = options.out_dir.empty() ? run_dir + "/analysis" : options.out_dir;
     Report report(out);
@@ -138,14 +155,15 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
                      run.dataset.tokenizer.decode(example.input.tgt_in.values) + "\".");
     nlohmann::json result = {{"run", run_dir}, {"checkpoint", run.checkpoint}, {"step", run.step}};
     const std::vector<AttentionRecord> records = record_attention(*run.model, example);
-    std::vector<ViewerMap> viewer;
-    result["attention"] = report_attention(report, records, example, viewer);
+    result["attention"] = report_attention(report, records, example);
     result["scale"] = report_scale(report, records);
-    result["dependency"] = report_dependency(report, *run.model, example, options.probes, viewer);
+    Rng rng(7);
+    const Matrix kernel = dependency_kernel(*run.model, example.input, options.probes, rng);
+    result["dependency"] = report_dependency(report, *run.model, example, kernel, options.probes);
     report.heading(2, "Viewer");
     report.paragraph("Every attention map above and the dependency kernel, one at a time: choose a map, then hover a "
                      "query (an output position, for the kernel) to see where it looks.");
-    report.viewer(viewer);
+    report.viewer(viewer_maps(*run.model, example, kernel, ""));
     write_file_atomic(out + "/analysis.json", result.dump(1) + "\n");
     return report.write();
 }

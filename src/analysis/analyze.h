@@ -5,6 +5,8 @@
 #pragma once
 #include <string>
 
+#include "analysis/attention_viewer.h"
+#include "analysis/gradient_probe.h"
 #include "train/run_loader.h"
 
 namespace tf {
@@ -26,5 +28,10 @@ struct AnalysisExample {
     std::vector<std::string> source_labels, target_labels;  // one per source / decoder-input position
 };
 AnalysisExample analysis_example(const train::LoadedRun& run, const std::string& text);
+
+// For report.html's viewer: every attention map of `model` on the example, a map per head, and the
+// dependency kernel `kernel` computed on the same example; each label starts with `prefix`.
+std::vector<ViewerMap> viewer_maps(SequenceModel& model, const AnalysisExample& example, const Matrix& kernel,
+                                   const std::string& prefix);
 
 }  // namespace tf

@@ -186,6 +186,18 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
                                                                     "output position i", "||dy_i/dx_j||", run.kernel, {}, {}});
                 break;
             }
+    report.heading(2, "Viewer");
+    report.paragraph("Each variant's attention maps (every layer and head) and its dependency kernel on the first test "
+                     "example, first seed: choose one, then hover a query (an output position, for a kernel) to see "
+                     "where it looks.");
+    std::vector<ViewerMap> views;
+    for (const auto& variant : config.variants)
+        for (const auto& run : runs)
+            if (run.variant == variant.name) {
+                views.insert(views.end(), run.views.begin(), run.views.end());
+                break;
+            }
+    report.viewer(views);
 }
 
 void write_json(const std::string& out, const CompareConfig& config, const Runs& runs, const std::vector<Prediction>& predictions) {

@@ -128,6 +128,8 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     m.test = train::evaluate(*run.model, train::evaluation_batches(run.dataset.test, run.config.data.batch_size, run.dataset.is_lm()));
     m.flops_per_token = training_flops_per_token(run);
     measure_gradients(run, compare, m);
+    if (!run.dataset.test.empty())
+        m.views = viewer_maps(*run.model, analysis_example(run, ""), m.kernel, variant + " (seed " + std::to_string(seed) + "): ");
     return m;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/attention_viewer.h"
 #include "analysis/compare.h"
 #include "analysis/gradient_probe.h"
 #include "train/metrics.h"
@@ -27,6 +28,7 @@ struct RunMeasurements {
     Matrix kernel;                 // dependency kernel of the first test example
     double receptive_field = 0;    // mean effective receptive field (positions), ε = 1%
     double input_length = 0;       // mean input positions of the probed examples
+    std::vector<ViewerMap> views;  // report.html's viewer: attention maps and the kernel, first test example
 };
 
 // One run of a comparison: its validated config and its directory, runs_dir/<variant>-seed<k>.
