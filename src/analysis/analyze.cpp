@@ -37,10 +37,6 @@ AnalysisExample analysis_example(const train::LoadedRun& run, const std::string&
     return result;
 }
 
-namespace {
-
-// Attention heatmaps (one per head) and the head statistics table.
-// The attention every layer recorded in one forward over the example (no tape).
 std::vector<AttentionRecord> record_attention(SequenceModel& model, const AnalysisExample& example) {
     NoGradGuard no_grad;
     ForwardObserver recorder{.record_attention = true};
@@ -50,25 +46,33 @@ std::vector<AttentionRecord> record_attention(SequenceModel& model, const Analys
     return recorder.attention;
 }
 
+namespace {
+
+// The tokens along one side of a map: the source's or the decoder input's.
+const std::vector<std::string>& labels_of(const AnalysisExample& example, SequenceSide side) {
+    return side == SequenceSide::source ? example.source_labels : example.target_labels;
+}
+
+// Head h's weights of the (first) example, rows queries and columns keys.
+Matrix head_weights(const AttentionRecord& map, int64_t h) {
+    Matrix weights(static_cast<std::size_t>(map.weights.size(2)));
+    for (int64_t i = 0; i < map.weights.size(2); ++i)
+        for (int64_t j = 0; j < map.weights.size(3); ++j) weights[static_cast<std::size_t>(i)].push_back(map.weights.at({0, h, i, j}));
+    return weights;
+}
+
+// Attention heatmaps (one per head) and the head statistics table.
 nlohmann::json report_attention(Report& report, const std::vector<AttentionRecord>& records, const AnalysisExample& example) {
     nlohmann::json maps = nlohmann::json::array();
     std::vector<std::vector<std::string>> rows;
     report.heading(2, "Attention maps");
-    const auto labels = [&example](SequenceSide side) -> const std::vector<std::string>& {
-        return side == SequenceSide::source ? example.source_labels : example.target_labels;
-    };
     for (const AttentionRecord& map : records) {
-        const auto& columns = labels(map.keys_from);
-        const auto& row_labels = labels(map.queries_from);
         const std::vector<HeadStats> stats = head_stats(map.weights);
         nlohmann::json entry = {{"name", map.name}, {"kind", map.kind}, {"heads", nlohmann::json::array()}};
         for (int64_t h = 0; h < map.weights.size(1); ++h) {
-            svg::Heatmap heatmap{map.name + " head " + std::to_string(h) + " (" + map.kind + ")", "key position",
-                                 "query position", "weight", {}, columns, row_labels};
-            for (int64_t i = 0; i < map.weights.size(2); ++i) {
-                heatmap.values.emplace_back();
-                for (int64_t j = 0; j < map.weights.size(3); ++j) heatmap.values.back().push_back(map.weights.at({0, h, i, j}));
-            }
+            const svg::Heatmap heatmap{map.name + " head " + std::to_string(h) + " (" + map.kind + ")", "key position",
+                                       "query position", "weight", head_weights(map, h), labels_of(example, map.keys_from),
+                                       labels_of(example, map.queries_from)};
             std::string file = map.name + "_head" + std::to_string(h);
             for (char& c : file) c = c == '.' ? '_' : c;
             report.plot(file, heatmap);
@@ -110,7 +114,7 @@ nlohmann::json report_dependency(Report& report, SequenceModel& model, const Ana
                                  int64_t probes) {
     const std::vector<int64_t> field = effective_receptive_field(kernel, 0.01);
     report.heading(2, "Dependency kernel");
-    const auto& inputs = model.is_language_model() ? example.target_labels : example.source_labels;
+    const auto& inputs = kernel_input_labels(model, example);
     report.plot("dependency_kernel", svg::Heatmap{"K(i, j) = ||dy_i/dx_j||", "input position j", "output position i",
                                                   "norm", kernel, inputs, example.target_labels});
     double mean_field = 0;
@@ -124,23 +128,17 @@ nlohmann::json report_dependency(Report& report, SequenceModel& model, const Ana
 
 }  // namespace
 
-std::vector<ViewerMap> viewer_maps(SequenceModel& model, const AnalysisExample& example, const Matrix& kernel,
-                                   const std::string& prefix) {
-    const auto labels = [&example](SequenceSide side) -> const std::vector<std::string>& {
-        return side == SequenceSide::source ? example.source_labels : example.target_labels;
-    };
+const std::vector<std::string>& kernel_input_labels(const SequenceModel& model, const AnalysisExample& example) {
+    return model.is_language_model() ? example.target_labels : example.source_labels;
+}
+
+std::vector<ViewerMap> viewer_maps(const std::vector<AttentionRecord>& records, const AnalysisExample& example,
+                                   const Matrix& kernel, const std::vector<std::string>& kernel_inputs, const std::string& prefix) {
     std::vector<ViewerMap> maps;
-    for (const AttentionRecord& record : record_attention(model, example))
-        for (int64_t h = 0; h < record.weights.size(1); ++h) {
-            ViewerMap map{prefix + record.name + ", head " + std::to_string(h) + " (" + record.kind + ")",
-                          labels(record.queries_from), labels(record.keys_from), {}};
-            for (int64_t i = 0; i < record.weights.size(2); ++i) {
-                map.weights.emplace_back();
-                for (int64_t j = 0; j < record.weights.size(3); ++j) map.weights.back().push_back(record.weights.at({0, h, i, j}));
-            }
-            maps.push_back(std::move(map));
-        }
-    const auto& kernel_inputs = model.is_language_model() ? example.target_labels : example.source_labels;
+    for (const AttentionRecord& record : records)
+        for (int64_t h = 0; h < record.weights.size(1); ++h)
+            maps.push_back({prefix + record.name + ", head " + std::to_string(h) + " (" + record.kind + ")",
+                            labels_of(example, record.queries_from), labels_of(example, record.keys_from), head_weights(record, h)});
     maps.push_back({prefix + "dependency kernel K(i, j) = ||dy_i/dx_j|| (outputs over inputs)", example.target_labels,
                     kernel_inputs, kernel});
     return maps;
@@ -163,7 +161,7 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
     report.heading(2, "Viewer");
     report.paragraph("Every attention map above and the dependency kernel, one at a time: choose a map, then hover a "
                      "query (an output position, for the kernel) to see where it looks.");
-    report.viewer(viewer_maps(*run.model, example, kernel, ""));
+    report.viewer(viewer_maps(records, example, kernel, kernel_input_labels(*run.model, example), ""));
     write_file_atomic(out + "/analysis.json", result.dump(1) + "\n");
     return report.write();
 }

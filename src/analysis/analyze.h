@@ -4,9 +4,11 @@
 // queries and keys. Written as RUN/analysis/report.md with SVG plots and analysis.json.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "analysis/attention_viewer.h"
 #include "analysis/gradient_probe.h"
+#include "layers/forward_observer.h"
 #include "train/run_loader.h"
 
 namespace tf {
@@ -29,9 +31,16 @@ struct AnalysisExample {
 };
 AnalysisExample analysis_example(const train::LoadedRun& run, const std::string& text);
 
-// For report.html's viewer: every attention map of `model` on the example, a map per head, and the
-// dependency kernel `kernel` computed on the same example; each label starts with `prefix`.
-std::vector<ViewerMap> viewer_maps(SequenceModel& model, const AnalysisExample& example, const Matrix& kernel,
+// The attention every layer records in one forward pass over the example (no tape).
+std::vector<AttentionRecord> record_attention(SequenceModel& model, const AnalysisExample& example);
+
+// The tokens a dependency kernel's columns stand for: the source, or for a language model the text.
+const std::vector<std::string>& kernel_input_labels(const SequenceModel& model, const AnalysisExample& example);
+
+// For report.html's viewer: every recorded attention map, one per head, then the dependency kernel
+// (whose columns are `kernel_inputs`) on the same example; each label starts with `prefix`.
+std::vector<ViewerMap> viewer_maps(const std::vector<AttentionRecord>& records, const AnalysisExample& example,
+                                   const Matrix& kernel, const std::vector<std::string>& kernel_inputs,
                                    const std::string& prefix);
 
 }  // namespace tf

@@ -241,8 +241,7 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
         make_directories(out);
         write_file_atomic(out + "/compare.resolved.json", config.resolved.dump(2) + "\n");
     }
-    double no_value = 0;   // an all-reduce of nothing: no rank starts training before the directory exists
-    ranks.all_reduce_sum(std::span<double>(&no_value, 1));
+    distributed::wait_for_every_rank(ranks);   // no rank starts training before the directory exists
 
     const std::string stopped_at = train_share(plan, ranks.rank(), ranks.size(), options.quiet, stop);
     // Every rank waits here for the others' shares, and learns whether a signal stopped any of them.

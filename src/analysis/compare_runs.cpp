@@ -128,8 +128,11 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     m.test = train::evaluate(*run.model, train::evaluation_batches(run.dataset.test, run.config.data.batch_size, run.dataset.is_lm()));
     m.flops_per_token = training_flops_per_token(run);
     measure_gradients(run, compare, m);
-    if (!run.dataset.test.empty())
-        m.views = viewer_maps(*run.model, analysis_example(run, ""), m.kernel, variant + " (seed " + std::to_string(seed) + "): ");
+    if (!run.dataset.test.empty()) {
+        const AnalysisExample example = analysis_example(run, "");   // the first test example, which m.kernel probed
+        m.views = viewer_maps(record_attention(*run.model, example), example, m.kernel, kernel_input_labels(*run.model, example),
+                              variant + " (seed " + std::to_string(seed) + "): ");
+    }
     return m;
 }
 

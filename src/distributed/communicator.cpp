@@ -38,6 +38,11 @@ int environment_count(std::initializer_list<const char*> names) {
 
 }  // namespace
 
+void wait_for_every_rank(Communicator& ranks) {
+    double nothing = 0;
+    ranks.all_reduce_sum(std::span<double>(&nothing, 1));
+}
+
 std::unique_ptr<Communicator> single_process() { return std::make_unique<SingleProcess>(); }
 
 // Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE; MPICH's and Slurm's PMI set PMI_SIZE.

@@ -35,6 +35,10 @@ public:
     virtual std::string engine() const = 0;   // "one process", "Open MPI 4.1.4, 2 ranks"
 };
 
+// Returns once every rank has called it (an all-reduce of nothing): what one rank writes before it,
+// the others may read after it.
+void wait_for_every_rank(Communicator& ranks);
+
 // This process alone: the sums are the values themselves.
 std::unique_ptr<Communicator> single_process();
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <span>
 
+#include "train/gradient_sum.h"
+
 namespace tf::train {
 
 namespace {
@@ -12,37 +14,6 @@ namespace {
 // model of a few MB needs only a handful of sums.
 constexpr std::size_t kBucketBytes = 512 * 1024;
 
-// The gradients of `members` and then their has-a-gradient flags, into `packed`.
-template <typename T>
-void pack(const std::vector<Tensor>& parameters, const std::vector<std::size_t>& members, std::vector<T>& packed) {
-    auto at = packed.begin();
-    for (const std::size_t i : members) {
-        const Tensor grad = parameters[i].grad();
-        const auto count = static_cast<std::size_t>(parameters[i].numel());
-        if (grad.defined()) std::copy_n(grad.data<T>(), count, at);
-        else std::fill_n(at, count, T(0));
-        at += static_cast<std::ptrdiff_t>(count);
-    }
-    for (const std::size_t i : members) *at++ = parameters[i].grad().defined() ? T(1) : T(0);
-}
-
-// Each member's summed gradient out of `packed`, where some rank had one.
-template <typename T>
-void unpack(const std::vector<Tensor>& parameters, const std::vector<std::size_t>& members, const std::vector<T>& packed,
-            std::size_t numbers) {
-    std::size_t offset = 0;
-    for (std::size_t m = 0; m < members.size(); ++m) {
-        const Tensor& parameter = parameters[members[m]];
-        const auto count = static_cast<std::size_t>(parameter.numel());
-        if (packed[numbers + m] > T(0)) {
-            Tensor summed(parameter.shape(), parameter.dtype());
-            std::copy_n(packed.data() + offset, count, summed.data<T>());
-            Tensor(parameter).set_grad(summed);
-        }
-        offset += count;
-    }
-}
-
 }  // namespace
 
 GradientBuckets::GradientBuckets(const std::vector<Tensor>& parameters, distributed::Communicator& ranks)
@@ -50,19 +21,12 @@ GradientBuckets::GradientBuckets(const std::vector<Tensor>& parameters, distribu
     // Backward finishes the last-registered parameters (the output side) first: fill from the end.
     for (std::size_t i = parameters_.size(); i-- > 0;) {
         const Tensor& parameter = parameters_[i];
-        const std::size_t bytes = static_cast<std::size_t>(parameter.numel()) * dtype_size(parameter.dtype());
-        const bool same_dtype = !buckets_.empty() && parameters_[buckets_.back().members[0]].dtype() == parameter.dtype();
-        const std::size_t bucket_bytes =
-            buckets_.empty() ? 0 : buckets_.back().numbers * dtype_size(parameters_[buckets_.back().members[0]].dtype());
-        if (!same_dtype || bucket_bytes + bytes > kBucketBytes) buckets_.emplace_back();
-        Bucket& bucket = buckets_.back();
-        bucket.members.push_back(i);
-        bucket.numbers += static_cast<std::size_t>(parameter.numel());
-    }
-    for (Bucket& bucket : buckets_) {
-        const std::size_t size = bucket.numbers + bucket.members.size();
-        if (parameters_[bucket.members[0]].dtype() == DType::f32) bucket.f32.resize(size);
-        else bucket.f64.resize(size);
+        const std::size_t bytes = parameter.bytes();
+        if (buckets_.empty() || parameters_[buckets_.back().members[0]].dtype() != parameter.dtype() ||
+            buckets_.back().bytes + bytes > kBucketBytes)
+            buckets_.emplace_back();
+        buckets_.back().members.push_back(i);
+        buckets_.back().bytes += bytes;
     }
 }
 
@@ -76,11 +40,11 @@ void GradientBuckets::watch(const Tape& tape) {
 }
 
 void GradientBuckets::start(Bucket& bucket) {
-    if (!bucket.f32.empty()) {
-        pack(parameters_, bucket.members, bucket.f32);
+    if (parameters_[bucket.members[0]].dtype() == DType::f32) {
+        pack_gradients(parameters_, bucket.members, bucket.f32);
         bucket.sum = ranks_.start_all_reduce_sum(std::span<float>(bucket.f32));
     } else {
-        pack(parameters_, bucket.members, bucket.f64);
+        pack_gradients(parameters_, bucket.members, bucket.f64);
         bucket.sum = ranks_.start_all_reduce_sum(std::span<double>(bucket.f64));
     }
 }
@@ -95,8 +59,8 @@ void GradientBuckets::finish() {
     while (started_ < buckets_.size()) start(buckets_[started_++]);
     for (Bucket& bucket : buckets_) {
         bucket.sum->wait();
-        if (!bucket.f32.empty()) unpack(parameters_, bucket.members, bucket.f32, bucket.numbers);
-        else unpack(parameters_, bucket.members, bucket.f64, bucket.numbers);
+        if (parameters_[bucket.members[0]].dtype() == DType::f32) unpack_gradient_sums(parameters_, bucket.members, bucket.f32);
+        else unpack_gradient_sums(parameters_, bucket.members, bucket.f64);
     }
 }
 

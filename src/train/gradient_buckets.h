@@ -29,14 +29,13 @@ public:
     void finish();
 
 private:
-    // Parameters of one dtype, packed as their gradients (zeros where this rank has none) and then
-    // one number per parameter: 1 if this rank has its gradient, so the sum counts the ranks that do.
+    // Parameters of one dtype, packed as sum_gradients_over_ranks packs them (pack_gradients).
     struct Bucket {
         std::vector<std::size_t> members;   // indices into parameters_
-        std::size_t numbers = 0;            // gradient numbers in the bucket, flags excluded
+        std::size_t bytes = 0;              // of its members' gradients
         std::size_t final_from = 0;         // the smallest first use of its members
-        std::vector<float> f32;             // the packed numbers, in the bucket's dtype
-        std::vector<double> f64;
+        std::vector<float> f32;             // the packed numbers, in the bucket's dtype (the buffer is
+        std::vector<double> f64;            // kept from step to step)
         std::unique_ptr<distributed::PendingSum> sum;
     };
     void start(Bucket& bucket);

@@ -6,45 +6,66 @@
 
 namespace tf::train {
 
-namespace {
-
-// The parameters of one dtype T: their gradients (zeros where a rank has none) summed in one buffer.
-// `reached`: per parameter, how many ranks had a gradient for it.
 template <typename T>
-void sum_in_one_buffer(const std::vector<Tensor>& parameters, const std::vector<double>& reached, DType dtype,
-                       distributed::Communicator& ranks) {
-    std::vector<T> buffer;
-    for (const Tensor& parameter : parameters) {
-        if (parameter.dtype() != dtype) continue;
-        const Tensor grad = parameter.grad();
-        if (grad.defined()) buffer.insert(buffer.end(), grad.data<T>(), grad.data<T>() + grad.numel());
-        else buffer.resize(buffer.size() + static_cast<std::size_t>(parameter.numel()), T(0));
+void pack_gradients(const std::vector<Tensor>& parameters, const std::vector<std::size_t>& members, std::vector<T>& packed) {
+    std::size_t numbers = 0;
+    for (const std::size_t i : members) numbers += static_cast<std::size_t>(parameters[i].numel());
+    packed.resize(numbers + members.size());
+    auto at = packed.begin();
+    for (const std::size_t i : members) {
+        const Tensor grad = parameters[i].grad();
+        const auto count = static_cast<std::ptrdiff_t>(parameters[i].numel());
+        if (grad.defined()) std::copy_n(grad.data<T>(), count, at);
+        else std::fill_n(at, count, T(0));
+        at += count;
     }
-    if (buffer.empty()) return;
-    ranks.all_reduce_sum(std::span<T>(buffer));
+    for (const std::size_t i : members) *at++ = parameters[i].grad().defined() ? T(1) : T(0);
+}
+
+template <typename T>
+void unpack_gradient_sums(const std::vector<Tensor>& parameters, const std::vector<std::size_t>& members,
+                          const std::vector<T>& summed) {
+    const std::size_t flags = summed.size() - members.size();
     std::size_t offset = 0;
-    for (std::size_t i = 0; i < parameters.size(); ++i) {
-        const Tensor& parameter = parameters[i];
-        if (parameter.dtype() != dtype) continue;
+    for (std::size_t m = 0; m < members.size(); ++m) {
+        const Tensor& parameter = parameters[members[m]];
         const auto count = static_cast<std::size_t>(parameter.numel());
-        if (reached[i] > 0) {
-            Tensor summed(parameter.shape(), dtype);
-            std::copy_n(buffer.data() + offset, count, summed.data<T>());
-            Tensor(parameter).set_grad(summed);
+        if (summed[flags + m] > T(0)) {
+            Tensor sum(parameter.shape(), parameter.dtype());
+            std::copy_n(summed.data() + offset, count, sum.data<T>());
+            Tensor(parameter).set_grad(sum);
         }
         offset += count;
     }
+}
+
+template void pack_gradients<float>(const std::vector<Tensor>&, const std::vector<std::size_t>&, std::vector<float>&);
+template void pack_gradients<double>(const std::vector<Tensor>&, const std::vector<std::size_t>&, std::vector<double>&);
+template void unpack_gradient_sums<float>(const std::vector<Tensor>&, const std::vector<std::size_t>&, const std::vector<float>&);
+template void unpack_gradient_sums<double>(const std::vector<Tensor>&, const std::vector<std::size_t>&,
+                                           const std::vector<double>&);
+
+namespace {
+
+// Every parameter of dtype T in one buffer, summed by one all-reduce.
+template <typename T>
+void sum_in_one_buffer(const std::vector<Tensor>& parameters, DType dtype, distributed::Communicator& ranks) {
+    std::vector<std::size_t> members;
+    for (std::size_t i = 0; i < parameters.size(); ++i)
+        if (parameters[i].dtype() == dtype) members.push_back(i);
+    if (members.empty()) return;
+    std::vector<T> buffer;
+    pack_gradients(parameters, members, buffer);
+    ranks.all_reduce_sum(std::span<T>(buffer));
+    unpack_gradient_sums(parameters, members, buffer);
 }
 
 }  // namespace
 
 void sum_gradients_over_ranks(const std::vector<Tensor>& parameters, distributed::Communicator& ranks) {
     if (ranks.size() == 1) return;
-    std::vector<double> reached(parameters.size());
-    for (std::size_t i = 0; i < parameters.size(); ++i) reached[i] = parameters[i].grad().defined() ? 1 : 0;
-    ranks.all_reduce_sum(std::span<double>(reached));
-    sum_in_one_buffer<float>(parameters, reached, DType::f32, ranks);
-    sum_in_one_buffer<double>(parameters, reached, DType::f64, ranks);
+    sum_in_one_buffer<float>(parameters, DType::f32, ranks);
+    sum_in_one_buffer<double>(parameters, DType::f64, ranks);
 }
 
 }  // namespace tf::train

@@ -112,8 +112,7 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
     else if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_);
     // The others wait until the leader has checked and written the run directory (a refusal there
     // ends the job before any step).
-    double ready = 0;
-    ranks_.all_reduce_sum(std::span<double>(&ready, 1));
+    distributed::wait_for_every_rank(ranks_);
     if (ranks_.size() > 1 && options.gradient_sum == GradientSum::during_backward)
         buckets_ = std::make_unique<GradientBuckets>(model_->parameters(), ranks_);
 }

@@ -39,8 +39,7 @@ public:
                  ("tapeformer-mpi-" + std::to_string(static_cast<long>(pid)) + "-" + name)).string();
     }
     ~SharedDir() {
-        double done = 0;   // both ranks are past their runs before the files go
-        ranks().all_reduce_sum(std::span<double>(&done, 1));
+        distributed::wait_for_every_rank(ranks());   // both ranks are past their runs before the files go
         if (leader()) std::filesystem::remove_all(path_);
     }
     const std::string& path() const { return path_; }
@@ -98,8 +97,7 @@ TEST_CASE("a 2-rank run cut at step 7 resumes in 1 process, and a 1-process run 
         train::train(cut, {.run_dir = one_then_two.path(), .quiet = true});
         train::train(full, {.run_dir = whole.path(), .quiet = true});
     }
-    double written = 0;   // rank 1 waits for rank 0's step-7 checkpoint before resuming it
-    ranks().all_reduce_sum(std::span<double>(&written, 1));
+    distributed::wait_for_every_rank(ranks());   // rank 1 waits for rank 0's step-7 checkpoint before resuming it
     CHECK(train::train(full, {.run_dir = one_then_two.path(), .resume = true, .quiet = true, .ranks = &ranks()}).steps == 20);
     if (!leader()) return;
     CHECK(test::largest_relative_gap(whole.path(), two_then_one.path()) < 1e-5);
