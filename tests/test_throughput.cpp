@@ -2,6 +2,8 @@
 // against the PyTorch peer's models, the timed loops' bookkeeping, and the scaling report files.
 #include "catch.h"
 
+#include <filesystem>
+
 #include "analysis/bench_report.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"
@@ -150,4 +152,30 @@ TEST_CASE("write_generation_report writes the CSV and one well-formed SVG with b
     CHECK(test::xml_problem(svg).empty());
     CHECK(svg.find(">key/value cache<") != std::string::npos);
     CHECK(svg.find(">re-run the prefix<") != std::string::npos);
+}
+
+TEST_CASE("bench's report has a table row per measurement and only the parts that ran, in report.md and report.html",
+          "[unit]") {
+    const test::TempDir temp("tapeformer-bench-report");
+    analysis::BenchResults results;
+    results.precision = "fp32", results.threads = 2, results.peak_gflops = 123.4;
+    analysis::TrainingThroughput w1;
+    w1.workload = "W1", w1.batch = 32, w1.length = 64, w1.parameters = 1000, w1.step = {0.02, 0.019, 0.025};
+    w1.tokens_per_second = 32 * 64 / 0.02, w1.mfu = 0.31;
+    results.training = {w1};
+    results.scaling = {{"rnn", 128, 2.5, 1000}, {"tiled", 128, 1.5, 4000}};
+    const std::string markdown_path = analysis::write_bench_report(temp.path(), results);
+    CHECK(markdown_path == temp / "report.md");
+    const std::string markdown = read_file(markdown_path);
+    CHECK(markdown.find("2 threads, matmul precision fp32, measured FP32 FMA peak 123.4 GFLOP/s") != std::string::npos);
+    CHECK(markdown.find("| W1 | 32×64 | 1000 | 20.0 (19.0–25.0) | 102400 |") != std::string::npos);
+    CHECK(markdown.find("| 31.0 % |") != std::string::npos);
+    CHECK(markdown.find("| tiled | 128 | 1.50 |") != std::string::npos);
+    CHECK(markdown.find("Greedy decoding") == std::string::npos);   // not measured, not shown
+    CHECK(markdown.find("generation") == std::string::npos);
+    const std::string page = read_file(temp / "report.html");
+    CHECK(test::xml_problem(page) == "");
+    CHECK(test::count_occurrences(page, "<tr><td>") == 3);   // W1, and the two scaling points
+    CHECK(test::count_occurrences(page, "<svg xmlns") == 2); // the time and the memory plot, inline
+    CHECK(std::filesystem::exists(temp / "plots/scaling_time.csv"));
 }

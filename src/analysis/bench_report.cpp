@@ -1,9 +1,10 @@
-// Formatting benchmark results: JSON lines, table rows, and the scaling report files.
+// Formatting benchmark results: JSON lines, table rows, the scaling files and the report.
 #include "analysis/bench_report.h"
 
 #include <cstdio>
 #include <map>
 
+#include "analysis/report.h"
 #include "analysis/svg.h"
 #include "util/files.h"
 
@@ -37,6 +38,56 @@ svg::LinePlot scaling_plot(const std::vector<ScalingMeasurement>& results, const
     for (const std::string& variant : scaling_variants())
         if (by_variant.count(variant)) plot.series.push_back(by_variant[variant]);
     return plot;
+}
+
+svg::LinePlot scaling_time_plot(const std::vector<ScalingMeasurement>& results) {
+    return scaling_plot(results, "Causal attention vs RNN: forward + backward time", "ms (log)",
+                        [](const ScalingMeasurement& m) { return m.ms; });
+}
+
+svg::LinePlot scaling_memory_plot(const std::vector<ScalingMeasurement>& results) {
+    return scaling_plot(results, "Peak tensor memory of one forward + backward", "MiB (log)",
+                        [](const ScalingMeasurement& m) { return double(m.peak_bytes) / kMiB; });
+}
+
+// Seconds per sequence against its length: one series with the key/value cache, one re-running the prefix.
+svg::LinePlot generation_plot(const std::vector<DecodingThroughput>& results) {
+    svg::LinePlot plot{"Greedy generation, batch 1: with the key/value cache and re-running the prefix",
+                       "generated tokens", "seconds per sequence (log)", {}, true};
+    std::map<std::string, svg::Series> by_cache;
+    for (const DecodingThroughput& d : results) {
+        svg::Series& series = by_cache[d.cache == DecodeCache::off ? "re-run the prefix" : "key/value cache"];
+        series.x.push_back(double(d.generated));
+        series.y.push_back(d.run.median);
+    }
+    for (auto& [name, series] : by_cache) {
+        series.name = name;
+        plot.series.push_back(series);
+    }
+    return plot;
+}
+
+std::string median_range_ms(const TimingStats& stats) {
+    return format("%.1f (%.1f–%.1f)", stats.median * 1e3, stats.min * 1e3, stats.max * 1e3);
+}
+
+std::vector<std::vector<std::string>> training_rows(const std::vector<TrainingThroughput>& results) {
+    std::vector<std::vector<std::string>> rows;
+    for (const TrainingThroughput& r : results)
+        rows.push_back({r.workload, std::to_string(r.batch) + "×" + std::to_string(r.length), std::to_string(r.parameters),
+                        median_range_ms(r.step), format("%.0f", r.tokens_per_second),
+                        format("%.2f", r.matmul_flops_per_step / 1e9), format("%.1f %%", 100 * r.mfu),
+                        format("%.1f", r.peak_bytes / kMiB)});
+    return rows;
+}
+
+std::vector<std::vector<std::string>> decoding_rows(const std::vector<DecodingThroughput>& results) {
+    std::vector<std::vector<std::string>> rows;
+    for (const DecodingThroughput& r : results)
+        rows.push_back({r.workload, std::to_string(r.source_length), std::to_string(r.generated),
+                        r.cache == DecodeCache::off ? "re-run the prefix" : "key/value cache", median_range_ms(r.run),
+                        format("%.0f", r.tokens_per_second), format("%.2f", r.state_bytes / kMiB)});
+    return rows;
 }
 
 }  // namespace
@@ -100,36 +151,57 @@ std::vector<std::string> write_scaling_report(const std::string& dir, const std:
                                          dir + "/scaling_memory.svg"};
     write_file_atomic(paths[0], csv);
     write_file_atomic(paths[1], json.dump(2) + "\n");
-    write_file_atomic(paths[2], svg::render(scaling_plot(results, "Causal attention vs RNN: forward + backward time",
-                                                         "ms (log)", [](const ScalingMeasurement& m) { return m.ms; })));
-    write_file_atomic(paths[3], svg::render(scaling_plot(results, "Peak tensor memory of one forward + backward",
-                                                         "MiB (log)", [](const ScalingMeasurement& m) {
-                                                             return double(m.peak_bytes) / kMiB;
-                                                         })));
+    write_file_atomic(paths[2], svg::render(scaling_time_plot(results)));
+    write_file_atomic(paths[3], svg::render(scaling_memory_plot(results)));
     return paths;
 }
 
 std::vector<std::string> write_generation_report(const std::string& dir, const std::vector<DecodingThroughput>& results) {
     make_directories(dir);
     std::string csv = "workload,cache,generated,seconds_median,tokens_per_s,state_bytes\n";
-    svg::LinePlot plot{"Greedy generation, batch 1: with the key/value cache and re-running the prefix",
-                       "generated tokens", "seconds per sequence (log)", {}, true};
-    std::map<std::string, svg::Series> by_cache;
-    for (const DecodingThroughput& d : results) {
+    for (const DecodingThroughput& d : results)
         csv += d.workload + "," + name_of(d.cache) + "," + std::to_string(d.generated) + "," + format("%.6f", d.run.median) + "," +
                format("%.1f", d.tokens_per_second) + "," + std::to_string(d.state_bytes) + "\n";
-        svg::Series& series = by_cache[d.cache == DecodeCache::off ? "re-run the prefix" : "key/value cache"];
-        series.x.push_back(double(d.generated));
-        series.y.push_back(d.run.median);
-    }
-    for (auto& [name, series] : by_cache) {
-        series.name = name;
-        plot.series.push_back(series);
-    }
     const std::vector<std::string> paths{dir + "/generation.csv", dir + "/generation.svg"};
     write_file_atomic(paths[0], csv);
-    write_file_atomic(paths[1], svg::render(plot));
+    write_file_atomic(paths[1], svg::render(generation_plot(results)));
     return paths;
+}
+
+std::string write_bench_report(const std::string& dir, const BenchResults& results) {
+    Report report(dir);
+    report.heading(1, "Benchmark");
+    report.paragraph(std::to_string(results.threads) + " threads, matmul precision " + results.precision +
+                     ", measured FP32 FMA peak " + format("%.1f", results.peak_gflops) + " GFLOP/s (the MFU's denominator).");
+    const std::vector<std::string> decoding_header{"workload", "source tokens", "generated tokens", "way",
+                                                   "ms per sequence, median (min–max)", "tokens/s", "state MiB"};
+    if (!results.training.empty()) {
+        report.heading(2, "Training steps");
+        report.paragraph("Forward + backward + Adam; the step time is the median of the timed steps, after warm-up.");
+        report.table({"workload", "B×T", "parameters", "step ms, median (min–max)", "tokens/s", "matmul GFLOP per step",
+                       "MFU", "peak MiB"},
+                     training_rows(results.training));
+    }
+    if (!results.decoding.empty()) {
+        report.heading(2, "Greedy decoding, batch 1");
+        report.table(decoding_header, decoding_rows(results.decoding));
+    }
+    if (!results.generation.empty()) {
+        report.heading(2, "Language-model generation");
+        report.plot("generation", generation_plot(results.generation));
+        report.table(decoding_header, decoding_rows(results.generation));
+    }
+    if (!results.scaling.empty()) {
+        report.heading(2, "Causal attention against an RNN as the sequence grows");
+        report.paragraph("Forward + backward, batch 1, 4 heads × 64 (the RNN 256 wide).");
+        report.plot("scaling_time", scaling_time_plot(results.scaling));
+        report.plot("scaling_memory", scaling_memory_plot(results.scaling));
+        std::vector<std::vector<std::string>> rows;
+        for (const ScalingMeasurement& m : results.scaling)
+            rows.push_back({m.variant, std::to_string(m.T), format("%.2f", m.ms), format("%.2f", m.peak_bytes / kMiB)});
+        report.table({"variant", "T", "ms", "peak MiB"}, rows);
+    }
+    return report.write();
 }
 
 }  // namespace tf::analysis

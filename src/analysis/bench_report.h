@@ -1,5 +1,6 @@
 // What `tapeformer bench` prints and writes: one JSON object per measurement, aligned table rows,
-// and the sequence-length scaling as CSV, JSON and two SVG plots (time, memory; log y).
+// the sequence-length scaling as CSV, JSON and two SVG plots (time, memory; log y), and one
+// report (report.md and report.html) of everything the run measured.
 #pragma once
 #include <string>
 #include <vector>
@@ -29,5 +30,19 @@ std::vector<std::string> write_scaling_report(const std::string& dir, const std:
 // Writes DIR/generation.csv and DIR/generation.svg: seconds per generated sequence against its
 // length, one series with the key/value cache and one re-running the prefix; returns the paths.
 std::vector<std::string> write_generation_report(const std::string& dir, const std::vector<DecodingThroughput>& results);
+
+// Everything one `bench` run measured; the parts it skipped stay empty.
+struct BenchResults {
+    std::string precision;     // the matmuls' precision, "fp32" or "bf16"
+    int64_t threads = 0;
+    double peak_gflops = 0;    // the measured FP32 FMA peak the MFU is taken against
+    std::vector<TrainingThroughput> training;
+    std::vector<DecodingThroughput> decoding, generation;
+    std::vector<ScalingMeasurement> scaling;
+};
+
+// Writes DIR/report.md and DIR/report.html (tables of each part measured, the generation and
+// scaling plots with their CSVs under DIR/plots); returns report.md's path.
+std::string write_bench_report(const std::string& dir, const BenchResults& results);
 
 }  // namespace tf::analysis

@@ -1,7 +1,7 @@
 // `tapeformer bench [--config FILE] [--workload W…] [--steps N] [--warmup N] [--json] [--out DIR]`:
 // training throughput (tokens/s, MFU, peak memory) of the reference workloads W1–W4 or of a run
 // config's model, greedy decoding D with the key/value cache and without, language-model generation
-// at growing lengths, and time/memory against sequence length (plots in --out).
+// at growing lengths, and time/memory against sequence length; report.md and report.html of all of it in --out.
 #include <algorithm>
 #include <iostream>
 
@@ -49,28 +49,33 @@ void emit(const BenchArguments& args, nlohmann::json json, const std::string& ro
     std::cout << (args.json ? json.dump() : row) << std::endl;
 }
 
-void run_training(const BenchArguments& args, const std::vector<analysis::Workload>& workloads, double peak) {
+std::vector<analysis::TrainingThroughput> run_training(const BenchArguments& args,
+                                                       const std::vector<analysis::Workload>& workloads, double peak) {
     if (!args.json) std::cout << "\ntraining steps (forward + backward + Adam), median of " << args.steps << " after "
                               << args.warmup << " warm-up\n" << analysis::training_table_header() << "\n";
     const analysis::ThroughputOptions options{args.warmup, args.steps, peak, 0};
+    std::vector<analysis::TrainingThroughput> results;
     for (const analysis::Workload& workload : workloads) {
-        const analysis::TrainingThroughput result = analysis::measure_training(workload, options);
-        emit(args, analysis::to_json(result), analysis::table_row(result));
+        results.push_back(analysis::measure_training(workload, options));
+        emit(args, analysis::to_json(results.back()), analysis::table_row(results.back()));
     }
+    return results;
 }
 
 // D with the key/value cache, then re-running the prefix: the same tokens, the speed-up beside.
-void run_decoding(const BenchArguments& args, const analysis::Workload& workload) {
+std::vector<analysis::DecodingThroughput> run_decoding(const BenchArguments& args, const analysis::Workload& workload) {
     if (!args.json) std::cout << "\n";
+    std::vector<analysis::DecodingThroughput> results;
     for (const DecodeCache cache : {DecodeCache::automatic, DecodeCache::off}) {
-        const analysis::DecodingThroughput d = analysis::measure_decoding(workload, args.decode_tokens, args.decode_runs, cache);
-        emit(args, analysis::to_json(d), analysis::table_row(d));
+        results.push_back(analysis::measure_decoding(workload, args.decode_tokens, args.decode_runs, cache));
+        emit(args, analysis::to_json(results.back()), analysis::table_row(results.back()));
     }
+    return results;
 }
 
 // Generation by the W4 language model with positions for 1,100 tokens: greedy, batch 1, at each
 // length with the key/value cache and, up to rerun_up_to, re-running the prefix.
-void run_generation(const BenchArguments& args) {
+std::vector<analysis::DecodingThroughput> run_generation(const BenchArguments& args) {
     analysis::Workload workload = analysis::reference_workload("W4");
     workload.model.max_length = 1100;
     if (!args.json) std::cout << "\nlanguage-model generation (W4 model, positions for 1,100 tokens)\n";
@@ -83,9 +88,10 @@ void run_generation(const BenchArguments& args) {
         }
     const std::vector<std::string> paths = analysis::write_generation_report(args.out, results);
     if (!args.json) std::cout << "wrote " << paths[0] << ", " << paths[1] << "\n";
+    return results;
 }
 
-void run_scaling(const BenchArguments& args) {
+std::vector<analysis::ScalingMeasurement> run_scaling(const BenchArguments& args) {
     if (!args.json) std::cout << "\ncausal attention vs RNN, forward + backward, batch 1, 4 heads × 64 (RNN 256 wide)\n"
                               << analysis::scaling_table_header() << "\n";
     analysis::ScalingOptions options;
@@ -98,6 +104,7 @@ void run_scaling(const BenchArguments& args) {
         }
     const std::vector<std::string> paths = analysis::write_scaling_report(args.out, results);
     if (!args.json) std::cout << "wrote " << paths[0] << ", " << paths[1] << ", " << paths[2] << ", " << paths[3] << "\n";
+    return results;
 }
 
 int run_bench(const BenchArguments& args) {
@@ -107,13 +114,16 @@ int run_bench(const BenchArguments& args) {
     emit(args, {{"kind", "peak"}, {"threads", kernels::num_threads()}, {"fp32_fma_peak_gflops", peak}},
          "threads " + std::to_string(kernels::num_threads()) + ", matmul precision " + args.precision +
              ", FP32 FMA peak " + std::to_string(peak) + " GFLOP/s");
-    if (wants(args, "train")) run_training(args, workloads, peak);
+    analysis::BenchResults results{args.precision, kernels::num_threads(), peak, {}, {}, {}, {}};
+    if (wants(args, "train")) results.training = run_training(args, workloads, peak);
     if (wants(args, "decode")) {
         const bool reference = args.config_path.empty();
-        run_decoding(args, reference ? analysis::reference_workload("W1") : workloads.front());
+        results.decoding = run_decoding(args, reference ? analysis::reference_workload("W1") : workloads.front());
     }
-    if (wants(args, "generate")) run_generation(args);
-    if (wants(args, "scaling")) run_scaling(args);
+    if (wants(args, "generate")) results.generation = run_generation(args);
+    if (wants(args, "scaling")) results.scaling = run_scaling(args);
+    const std::string report = analysis::write_bench_report(args.out, results);
+    if (!args.json) std::cout << "wrote " << report << " and report.html beside it\n";
     return 0;
 }
 
@@ -146,7 +156,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         ->check(CLI::IsMember({"train", "decode", "generate", "scaling"}));
     command->add_option("--precision", args->precision, "what the matmuls multiply in: fp32 or bf16 (as a run config's \"precision\")")
         ->capture_default_str()->check(CLI::IsMember(enum_name_list<kernels::MatmulPrecision>()));
-    command->add_option("--out", args->out, "directory for the scaling CSV/JSON/SVG (default runs/bench)");
+    command->add_option("--out", args->out, "directory for report.md, report.html and the scaling and generation CSV/JSON/SVG (default runs/bench)");
     command->add_flag("--json", args->json, "one JSON object per line per workload/case");
     command->footer("Examples:\n  tapeformer --threads 2 bench\n  tapeformer bench --workload W1 --only train --json\n"
                     "  tapeformer bench --config configs/copy_transformer.json --only train\n"
