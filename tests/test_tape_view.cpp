@@ -16,6 +16,7 @@ using namespace tf;
 namespace {
 
 const std::string kCopyTransformer = std::string(TF_SOURCE_DIR) + "/configs/copy_transformer.json";
+const std::string kCopyGru = std::string(TF_SOURCE_DIR) + "/configs/copy_gru_attention.json";
 
 // The op of each line of Tape::dump() ("   3  matmul          (2,5,64), … -> …"), without its last (the total).
 std::vector<std::string> dumped_ops(const std::string& dump) {
@@ -35,7 +36,7 @@ std::vector<std::string> dumped_ops(const std::string& dump) {
 
 TEST_CASE("tape on the copy transformer lists exactly the entries its tape recorded, in order, with their layers",
           "[integration]") {
-    const RecordedStep step = record_training_step(train::load_run_config(kCopyTransformer, {}), 2);
+    const RecordedStep step = record_training_step(train::load_run_config(kCopyTransformer, {}), TapeStepSize{});
     const std::vector<std::string> ops = dumped_ops(step.dump);
     REQUIRE(step.nodes.size() == ops.size());
     CHECK(step.dump.find(std::to_string(ops.size()) + " entries,") != std::string::npos);
@@ -56,6 +57,22 @@ TEST_CASE("tape on the copy transformer lists exactly the entries its tape recor
     }
     CHECK(reads_a_query_weight);
     CHECK(in_the_first_encoder_layer);
+}
+
+TEST_CASE("tape records a tiny step: examples cut to max_tokens, a recurrent layer's entries growing by the same count "
+          "per token, a transformer's not at all", "[integration]") {
+    const std::vector<std::string> long_examples{"data.min_length=10"};   // every copy example 10 tokens
+    const auto entries = [&](const std::string& config, int64_t tokens) {
+        const RecordedStep step = record_training_step(train::load_run_config(config, long_examples), {2, tokens});
+        const Shape& logits = step.nodes.back().input_shapes.at(0);   // cross_entropy's (B, T + 1, V)
+        CHECK(logits[0] == 2);
+        CHECK(logits[1] == tokens + 1);   // <bos> and the cut target
+        return step.nodes.size();
+    };
+    const std::size_t gru4 = entries(kCopyGru, 4), gru6 = entries(kCopyGru, 6), gru8 = entries(kCopyGru, 8);
+    CHECK(gru6 > gru4);
+    CHECK(gru8 - gru6 == gru6 - gru4);   // the unrolled cells: the same entries for every extra token
+    CHECK(entries(kCopyTransformer, 4) == entries(kCopyTransformer, 8));
 }
 
 TEST_CASE("tape.html has one row per entry, parses, works without a script, and stays small", "[integration]") {

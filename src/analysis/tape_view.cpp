@@ -43,13 +43,20 @@ std::vector<TapeNode> tape_nodes(const Tape& tape, const std::vector<std::pair<s
     return nodes;
 }
 
-RecordedStep record_training_step(const train::RunConfig& config, int64_t examples) {
+RecordedStep record_training_step(const train::RunConfig& config, const TapeStepSize& size) {
     const train::Dataset dataset = train::load_dataset(config.data);
     const std::shared_ptr<SequenceModel> model = train::build_run_model(config, dataset);
     model->train();
+    std::vector<train::Example> examples;
     std::vector<int64_t> rows;
-    for (int64_t i = 0; i < examples && i < static_cast<int64_t>(dataset.train.size()); ++i) rows.push_back(i);
-    const train::Batch batch = train::make_batch(dataset.train, rows, dataset.is_lm());
+    for (int64_t i = 0; i < size.examples && i < static_cast<int64_t>(dataset.train.size()); ++i) {
+        train::Example example = dataset.train[static_cast<std::size_t>(i)];
+        for (std::vector<int64_t>* tokens : {&example.src, &example.tgt})
+            tokens->resize(std::min(tokens->size(), static_cast<std::size_t>(size.max_tokens)));
+        examples.push_back(std::move(example));
+        rows.push_back(i);
+    }
+    const train::Batch batch = train::make_batch(examples, rows, dataset.is_lm());
     Tape& tape = Tape::current();
     tape.clear();
     Tensor loss;

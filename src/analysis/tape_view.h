@@ -30,13 +30,21 @@ struct TapeNode {
 // The nodes of `tape` (recorded under RecordScopes), naming the parameters it read.
 std::vector<TapeNode> tape_nodes(const Tape& tape, const std::vector<std::pair<std::string, Tensor>>& named_parameters);
 
-// One training step of `config`'s model on the first `examples` training examples: the forward
-// pass and the loss recorded (nodes and Tape::dump()'s text), then the backward pass run.
+// How big a step to record. The model is built as configured (its layers, heads and widths are
+// what a student wants to see; shrink them with --set); the data is cut small, because a recurrent
+// layer records its cell once per token, so a poetry line of 60 characters would fill the page.
+struct TapeStepSize {
+    int64_t examples = 2;     // the first training examples
+    int64_t max_tokens = 8;   // each example's source and target cut to their first max_tokens
+};
+
+// One training step of `config`'s model at `size`: the forward pass and the loss recorded (nodes
+// and Tape::dump()'s text), then the backward pass run.
 struct RecordedStep {
     std::vector<TapeNode> nodes;
     std::string dump;
 };
-RecordedStep record_training_step(const train::RunConfig& config, int64_t examples);
+RecordedStep record_training_step(const train::RunConfig& config, const TapeStepSize& size);
 
 // One line per node, then the backward walk's order.
 std::string tape_text(const std::vector<TapeNode>& nodes);

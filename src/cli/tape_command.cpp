@@ -1,5 +1,5 @@
-// `tapeformer tape CONFIG [--set k=v]... [--examples N] [--out DIR] [--text]`: record one training
-// step of the config's model and show its tape (analysis/tape_view.h).
+// `tapeformer tape CONFIG [--set k=v]... [--examples N] [--tokens N] [--out DIR] [--text]`: record
+// one training step of the config's model on a tiny batch and show its tape (analysis/tape_view.h).
 #include <iostream>
 
 #include "analysis/tape_view.h"
@@ -13,21 +13,22 @@ namespace {
 struct TapeArguments {
     std::string config_path, out;
     std::vector<std::string> overrides;
-    int64_t examples = 2;
+    TapeStepSize size;
     bool text = false;
 };
 
 int run_tape(const TapeArguments& args) {
     const train::RunConfig config = train::load_run_config(args.config_path, args.overrides);
-    const RecordedStep step = record_training_step(config, args.examples);
+    const RecordedStep step = record_training_step(config, args.size);
     if (args.text) {
         std::cout << tape_text(step.nodes);
         return 0;
     }
     const std::string out = args.out.empty() ? "runs/" + config.name + "/tape" : args.out;
     make_directories(out);
-    const std::string title = "The tape of one training step: " + config.name + ", " + std::to_string(args.examples) +
-                              (args.examples == 1 ? " example" : " examples");
+    const std::string title = "The tape of one training step: " + config.name + ", " + std::to_string(args.size.examples) +
+                              (args.size.examples == 1 ? " example" : " examples") + " of at most " +
+                              std::to_string(args.size.max_tokens) + " tokens";
     write_file_atomic(out + "/tape.html", tape_html(step.nodes, title));
     write_file_atomic(out + "/tape.svg", tape_svg(step.nodes, title));
     std::cout << step.nodes.size() << " entries: " << out << "/tape.html, " << out << "/tape.svg\n";
@@ -41,8 +42,11 @@ void add_tape_command(CLI::App& app, int& exit_code) {
     auto* command = app.add_subcommand("tape", "Record one training step of a config's model and show every entry of its tape.");
     command->add_option("config", args->config_path, "the run config (configs/*.json)")->required();
     command->add_option("--set", args->overrides, "override a config value: --set model.encoder_layers=1 (repeatable)");
-    command->add_option("--examples", args->examples, "training examples in the step")
+    command->add_option("--examples", args->size.examples, "training examples in the step (the first ones)")
         ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{64}));
+    command->add_option("--tokens", args->size.max_tokens, "each example's source and target cut to this many tokens "
+                                                           "(a recurrent layer records its cell once per token)")
+        ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{512}));
     command->add_option("--out", args->out, "where tape.html and tape.svg go (default runs/<name>/tape)");
     command->add_flag("--text", args->text, "print the entries for a terminal instead of writing the page");
     command->footer("Examples:\n  tapeformer tape configs/copy_transformer.json\n"
