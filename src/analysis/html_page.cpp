@@ -50,9 +50,21 @@ constexpr const char* kStyle =
 
 // Two behaviours: sorting a table by a clicked header (numbers by value, "0.91 ± 0.02" by 0.91, other
 // text alphabetically; a second click reverses), and the attention viewer (attention_viewer.h).
+// Two markers on <html> for a test in a headless browser: data-script-error holds the first error
+// (thrown, or written to the console), data-script-done says the script ran to its end (a syntax
+// error stops a script before its first line, so no error hook of its own could report it).
 // Written without the characters an XML check reads as markup.
 constexpr const char* kScript = R"js(
-window.onerror = function (message) { document.documentElement.setAttribute("data-script-error", String(message)); };
+function report_error(message) {
+  var page = document.documentElement;
+  if (!page.hasAttribute("data-script-error")) page.setAttribute("data-script-error", String(message));
+}
+window.onerror = report_error;
+var console_error = console.error;
+console.error = function () {
+  report_error(Array.from(arguments).join(" "));
+  console_error.apply(console, arguments);
+};
 function cell_value(row, column) {
   var text = row.cells[column].textContent.trim();
   var number = parseFloat(text);
@@ -112,6 +124,7 @@ function show_attention(viewer) {
   draw();
 }
 document.querySelectorAll(".attention-viewer").forEach(show_attention);
+document.documentElement.setAttribute("data-script-done", "");
 )js";
 
 }  // namespace
