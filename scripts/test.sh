@@ -23,6 +23,8 @@ fi
 # they wait for each other (see src/cli/main.cpp).
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
+# The suite alone opens the report pages in a real browser (tests/browser/): Debian's chromium.
+TF_PACKAGES+=(chromium)
 tf_install_missing
 tf_prepare_data
 tf_build "$build_dir" "${cmake_args[@]}"

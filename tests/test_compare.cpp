@@ -20,9 +20,7 @@ using namespace tf;
 TEST_CASE("compare writes a report with every variant, prediction and plot, and reuses finished runs", "[integration]") {
     const test::TempDir dir("tapeformer-compare");
     const std::filesystem::path root = dir.path();
-    const std::string config_path = (root / "tiny.json").string();
-    write_file_atomic(config_path, test::kTinyComparison);
-    const CompareConfig config = load_compare_config(config_path, {});
+    const CompareConfig config = load_compare_config(test::kTinyComparisonPath, {});
     CompareOptions options{(root / "out").string(), "tapeformer compare tiny.json", true};
     const std::string report_path = run_compare(config, options);
 
@@ -77,12 +75,12 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
 TEST_CASE("comparison config errors name their path", "[unit]") {
     const test::TempDir dir("tapeformer-compare-config");
     const std::string path = dir / "bad.json";
-    auto config = nlohmann::json::parse(test::kTinyComparison);
+    auto config = nlohmann::json::parse(test::tiny_comparison());
     config["predictions"]["baseline"] = "gruu";
     write_file_atomic(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("predictions.baseline: expected one of") &&
                                                            Catch::Contains("did you mean \"gru\""));
-    config = nlohmann::json::parse(test::kTinyComparison);
+    config = nlohmann::json::parse(test::tiny_comparison());
     config["variants"][1]["name"] = "gru";
     write_file_atomic(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), "variants[1].name: \"gru\" is used twice");
@@ -93,13 +91,13 @@ TEST_CASE("a comparison's name is one plain path component, its variants' names 
     const std::string path = dir / "bad.json";
     for (const std::string name : {"/tmp/elsewhere", "..", "a/b"}) {
         INFO(name);
-        auto config = nlohmann::json::parse(test::kTinyComparison);
+        auto config = nlohmann::json::parse(test::tiny_comparison());
         config["name"] = name;
         write_file_atomic(path, config.dump());
         REQUIRE_THROWS_WITH(load_compare_config(path, {}),
                             Catch::StartsWith("name: expected one plain path component for the directory runs/<name>"));
     }
-    auto config = nlohmann::json::parse(test::kTinyComparison);
+    auto config = nlohmann::json::parse(test::tiny_comparison());
     config["variants"][0]["name"] = std::string(65, 'g');
     write_file_atomic(path, config.dump());
     REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("variants[0].name: expected 1 to 64 lower-case letters"));
@@ -107,7 +105,7 @@ TEST_CASE("a comparison's name is one plain path component, its variants' names 
 
 TEST_CASE("a comparison with a bad variant is refused before its directory is made", "[unit]") {
     test::TempDir root;
-    nlohmann::json bad = nlohmann::json::parse(test::kTinyComparison);
+    nlohmann::json bad = nlohmann::json::parse(test::tiny_comparison());
     bad["variants"][2]["model"]["heads"] = 3;  // d_model 8 is not divisible by 3 heads
     const std::string path = root / "bad.json";
     test::write_text(path, bad.dump());
@@ -121,7 +119,7 @@ TEST_CASE("a comparison with a bad variant is refused before its directory is ma
 
 TEST_CASE("compare takes any two variants without predictions, and its table shows the validation loss", "[integration]") {
     test::TempDir root;
-    nlohmann::json config = nlohmann::json::parse(test::kTinyComparison);
+    nlohmann::json config = nlohmann::json::parse(test::tiny_comparison());
     config.erase("predictions");
     config["seeds"] = nlohmann::json::array({1});
     const nlohmann::json transformer = config["variants"][2]["model"];
@@ -141,7 +139,7 @@ TEST_CASE("compare takes any two variants without predictions, and its table sho
 TEST_CASE("predictions that name a missing variant, or one variant twice, are config errors naming the path", "[unit]") {
     test::TempDir root;
     const std::string path = root / "bad.json";
-    auto config = nlohmann::json::parse(test::kTinyComparison);
+    auto config = nlohmann::json::parse(test::tiny_comparison());
     config["variants"].erase(1);  // gru_attention, which the predictions still name
     test::write_text(path, config.dump());
     REQUIRE_THROWS_AS(load_compare_config(path, {}), ConfigError);

@@ -106,9 +106,7 @@ TEST_CASE("a 2-rank run cut at step 7 resumes in 1 process, and a 1-process run 
 
 TEST_CASE("compare over 2 ranks trains each run once and reports what 1 process reports", "[mpi]") {
     SharedDir two("compare-two-ranks"), one("compare-one-process");
-    const test::TempDir own("tapeformer-mpi-compare");   // each rank reads its own copy of the config
-    write_file_atomic(own / "tiny.json", test::kTinyComparison);
-    const CompareConfig config = load_compare_config(own / "tiny.json", {});
+    const CompareConfig config = load_compare_config(test::kTinyComparisonPath, {});
     const std::string report = run_compare(config, {two.path(), "tapeformer compare tiny.json", true, &ranks()});
     CHECK(report.empty() == !leader());   // rank 0 alone writes the report
     if (!leader()) return;
