@@ -33,13 +33,27 @@ TEST_CASE("non-finite points and non-positive values on a log axis are skipped",
     CHECK(test::count_occurrences(points, ",") == 2);
 }
 
-TEST_CASE("a heatmap has one cell per value and a colour bar", "[unit]") {
+TEST_CASE("a heatmap draws every cell once, a run of one colour as one rectangle, and a colour bar", "[unit]") {
     svg::Heatmap heatmap{"attention", "key", "query", "weight", {{0.1, 0.9, 0.0}, {0.5, 0.5, 0.0}}, {"a", "b", "<c>"}, {}};
     const std::string text = svg::render(heatmap);
     CHECK(test::xml_problem(text) == "");
-    CHECK(test::count_occurrences(text, "class=\"cell\"") == 6);
+    // Five rectangles in cell units: row 0's three cells differ; row 1's two 0.5s are one run.
+    CHECK(test::count_occurrences(text, "v1h-") == 5);
+    CHECK(text.find("M0 1h2v1h-2z") != std::string::npos);   // the run of 0.5s
+    CHECK(text.find("M2 0h1v1h-1z") != std::string::npos);   // row 0's 0.0 ...
+    CHECK(text.find("M2 1h1v1h-1z") != std::string::npos);   // ... and row 1's, in the same colour's path:
+    CHECK(test::count_occurrences(text, "class=\"cells\"") == 4);   // 0.0, 0.1, 0.5 and 0.9
+    CHECK(text.find("<title>0 to 0.01406</title>") != std::string::npos);   // hovering shows a colour's values
     CHECK(text.find("&lt;c&gt;") != std::string::npos);
     CHECK(text.find(">weight<") != std::string::npos);
+}
+
+TEST_CASE("a heatmap's non-finite cell is white and a constant map one colour", "[unit]") {
+    const std::string with_nan = svg::render(svg::Heatmap{"m", "x", "y", "v", {{0.2, std::nan("")}}, {}, {}});
+    CHECK(with_nan.find("fill=\"#ffffff\" d=\"M1 0h1v1h-1z\"><title>not a number</title>") != std::string::npos);
+    const std::string constant = svg::render(svg::Heatmap{"m", "x", "y", "v", {{3, 3}, {3, 3}}, {}, {}});
+    CHECK(test::count_occurrences(constant, "class=\"cells\"") == 1);
+    CHECK(constant.find("<title>3</title>") != std::string::npos);
 }
 
 TEST_CASE("nice ticks are round numbers covering the range", "[unit]") {
