@@ -13,6 +13,7 @@
 #include "analysis/attention_viewer.h"
 #include "analysis/html_page.h"
 #include "analysis/report.h"
+#include "autograd/error.h"
 #include "run_helpers.h"
 #include "util/files.h"
 #include "xml_check.h"
@@ -50,20 +51,35 @@ TEST_CASE("a report writes report.html with its headings, sortable tables and in
     CHECK(test::count_occurrences(page, "http") == test::count_occurrences(page, "xmlns=\"http://www.w3.org/2000/svg\""));
 }
 
-TEST_CASE("the viewer's markup escapes tokens such as <bos> and its JSON gives them back", "[unit]") {
-    const std::string markup = attention_viewer_html({{"layer <0> & co", {"<bos>", "a"}, {"&", "b"}, {{0.25, 0.75}, {1.0, 0.0}}}});
+TEST_CASE("the viewer's markup escapes tokens such as <bos> and its JSON gives them back, per example", "[unit]") {
+    const ViewerMap first{"layer <0> & co", {"<bos>", "a"}, {"&", "b"}, {{0.25, 0.75}, {1.0, 0.0}}};
+    const ViewerMap second{"layer <0> & co", {"<bos>"}, {"c"}, {{1.0}}};
+    const std::string markup = attention_viewer_html({{"a & b", {first}}, {"c", {second}}});
     CHECK(test::xml_problem(markup) == "");
     CHECK(markup.find("<bos>") == std::string::npos);
-    CHECK(markup.find("<option value=\"0\">layer &lt;0&gt; &amp; co</option>") != std::string::npos);
+    CHECK(markup.find("<select class=\"viewer-example\"><option value=\"0\">a &amp; b</option><option value=\"1\">c</option>") !=
+          std::string::npos);
+    CHECK(markup.find("<select class=\"viewer-choice\"><option value=\"0\">layer &lt;0&gt; &amp; co</option></select>") !=
+          std::string::npos);
     const std::size_t start = markup.find("class=\"attention-data\">") + std::string("class=\"attention-data\">").size();
     const nlohmann::json data = nlohmann::json::parse(markup.substr(start, markup.find("</script>") - start));
-    CHECK(data[0]["queries"][0] == "<bos>");
-    CHECK(data[0]["keys"][0] == "&");
-    CHECK(data[0]["weights"][0][1] == 0.75);
+    REQUIRE(data.size() == 2);
+    CHECK(data[0]["label"] == "a & b");
+    CHECK(data[0]["maps"][0]["queries"][0] == "<bos>");
+    CHECK(data[0]["maps"][0]["keys"][0] == "&");
+    CHECK(data[0]["maps"][0]["weights"][0][1] == 0.75);
+    CHECK(data[1]["maps"][0]["keys"] == nlohmann::json::array({"c"}));
     CHECK(attention_viewer_html({}).find("no attention") != std::string::npos);
+    CHECK(attention_viewer_html({{"a", {}}}).find("no attention") != std::string::npos);
+    // Every example has the same maps: a mismatch is a bug of the caller's, not a page with holes.
+    CHECK_THROWS_AS(attention_viewer_html({{"a", {first}}, {"b", {first, second}}}), ValueError);
+    // Weights travel to 6 significant digits.
+    const std::string rounded = attention_viewer_html({{"a", {{"m", {"q"}, {"k"}, {{0.123456789}}}}}});
+    CHECK(rounded.find("[[0.123457]]") != std::string::npos);
 }
 
-TEST_CASE("analyze's report.html views every attention map and the kernel, each equal to its CSV", "[integration]") {
+TEST_CASE("analyze's report.html views every attention map and the kernel of 3 examples, the report's equal to its CSV",
+          "[integration]") {
     test::TempDir dir;
     const nlohmann::json config = {
         {"name", "tiny"}, {"seed", 1},
@@ -79,12 +95,23 @@ TEST_CASE("analyze's report.html views every attention map and the kernel, each 
     const std::string page = read_file(dir / "analysis/report.html");
     CHECK(test::xml_problem(page) == "");
     const std::size_t start = page.find("class=\"attention-data\">") + std::string("class=\"attention-data\">").size();
-    const nlohmann::json maps = nlohmann::json::parse(page.substr(start, page.find("</script>", start) - start));
+    const nlohmann::json examples = nlohmann::json::parse(page.substr(start, page.find("</script>", start) - start));
     const nlohmann::json analysis = nlohmann::json::parse(read_file(dir / "analysis/analysis.json"));
+    // The first 3 test examples (the default), each with the same maps on its own tokens.
+    REQUIRE(examples.size() == 3);
+    const nlohmann::json& maps = examples[0]["maps"];
     // Self-attention in the encoder and decoder and cross-attention, 2 heads each, and the kernel.
     REQUIRE(analysis["attention"].size() == 3);
     REQUIRE(maps.size() == 3 * 2 + 1);
-    CHECK(test::count_occurrences(page, "<option value=") == maps.size());
+    CHECK(test::count_occurrences(page, "<option value=") == maps.size() + examples.size());
+    for (const nlohmann::json& example : examples) {
+        REQUIRE(example["maps"].size() == maps.size());
+        for (std::size_t m = 0; m < maps.size(); ++m) {
+            CHECK(example["maps"][m]["label"] == maps[m]["label"]);
+            CHECK(example["maps"][m]["weights"].size() == example["maps"][m]["queries"].size());
+        }
+    }
+    CHECK(examples[0]["label"] != examples[1]["label"]);
     for (std::size_t m = 0; m < 3; ++m)
         for (int head = 0; head < 2; ++head) {
             const nlohmann::json& view = maps[2 * m + static_cast<std::size_t>(head)];
@@ -99,7 +126,7 @@ TEST_CASE("analyze's report.html views every attention map and the kernel, each 
                 std::size_t row = 0, column = 0;
                 double value = 0;
                 REQUIRE(std::sscanf(line.c_str(), "%zu,%zu,%lf", &row, &column, &value) == 3);
-                CHECK(view["weights"][row][column].get<double>() == Approx(value).epsilon(1e-7));
+                CHECK(view["weights"][row][column].get<double>() == Approx(value).epsilon(5e-6));   // 6 digits
                 ++cells;
             }
             CHECK(cells == static_cast<int>(view["queries"].size() * view["keys"].size()));
@@ -128,6 +155,6 @@ TEST_CASE("the pages of the shipped configs stay under 2 MB: the tape of each, t
                            dir / "run", "--quiet"}).exit_code == 0);
     REQUIRE(test::run_cli({"analyze", "--run", dir / "run", "--out", dir / "analysis"}).exit_code == 0);
     const std::string page = read_file(dir / "analysis/report.html");
-    CHECK(test::count_occurrences(page, "<option value=") == 24 + 1);   // the maps and the kernel
+    CHECK(test::count_occurrences(page, "<option value=") == 24 + 1 + 3);   // the maps, the kernel and 3 examples
     CHECK(page.size() < kLargestPage);
 }

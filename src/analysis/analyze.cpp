@@ -1,6 +1,7 @@
 // The per-run analysis report.
 #include "analysis/analyze.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -15,26 +16,33 @@
 namespace tf {
 
 AnalysisExample analysis_example(const train::LoadedRun& run, const std::string& text) {
-    const train::Tokenizer& tokenizer = run.dataset.tokenizer;
-    train::Example example;
-    if (!text.empty()) {
-        // The target of typed text is known only where it is the text itself.
-        const std::string& task = run.config.data.task;
-        if (task != "autoencode" && task != "copy" && task != "lm")
-            throw DataError("analyze --input: the run's task \"" + task + "\" makes its target by its own rule, so the " +
-                            "decoder cannot be fed typed text; --input works for autoencode, copy and lm runs " +
-                            "(leave it out to analyze the first test example)");
-        example.src = tokenizer.encode(text);
-        example.tgt = example.src;
-    } else {
+    if (text.empty()) {
         if (run.dataset.test.empty()) throw DataError("analyze: the run's test split is empty; pass --input");
-        example = run.dataset.test.front();
+        return analysis_example(run, run.dataset.test.front());
     }
+    // The target of typed text is known only where it is the text itself.
+    const std::string& task = run.config.data.task;
+    if (task != "autoencode" && task != "copy" && task != "lm")
+        throw DataError("analyze --input: the run's task \"" + task + "\" makes its target by its own rule, so the " +
+                        "decoder cannot be fed typed text; --input works for autoencode, copy and lm runs " +
+                        "(leave it out to analyze the first test example)");
+    train::Example example;
+    example.src = run.dataset.tokenizer.encode(text);
+    example.tgt = example.src;
+    return analysis_example(run, example);
+}
+
+AnalysisExample analysis_example(const train::LoadedRun& run, const train::Example& example) {
+    const train::Tokenizer& tokenizer = run.dataset.tokenizer;
     const train::Batch batch = train::make_batch({example}, {0}, run.dataset.is_lm());
     AnalysisExample result{train::to_model_input(batch), batch.tgt_out, {}, {}};
     for (int64_t id : batch.src.values) result.source_labels.push_back(tokenizer.token(id));
     for (int64_t id : batch.tgt_in.values) result.target_labels.push_back(tokenizer.token(id));
     return result;
+}
+
+std::string example_text(const train::LoadedRun& run, const AnalysisExample& example) {
+    return run.dataset.tokenizer.decode(example.input.tgt_in.values);
 }
 
 std::vector<AttentionRecord> record_attention(SequenceModel& model, const AnalysisExample& example) {
@@ -150,7 +158,7 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
     const AnalysisExample example = analysis_example(run, options.input);
     report.heading(1, "Analysis of " + run_dir);
     report.paragraph("Weights: `" + run.checkpoint + "` (step " + std::to_string(run.step) + "). Input: \"" +
-                     run.dataset.tokenizer.decode(example.input.tgt_in.values) + "\".");
+                     example_text(run, example) + "\".");
     nlohmann::json result = {{"run", run_dir}, {"checkpoint", run.checkpoint}, {"step", run.step}};
     const std::vector<AttentionRecord> records = record_attention(*run.model, example);
     result["attention"] = report_attention(report, records, example);
@@ -159,9 +167,20 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
     const Matrix kernel = dependency_kernel(*run.model, example.input, options.probes, rng);
     result["dependency"] = report_dependency(report, *run.model, example, kernel, options.probes);
     report.heading(2, "Viewer");
-    report.paragraph("Every attention map above and the dependency kernel, one at a time: choose a map, then hover a "
-                     "query (an output position, for the kernel) to see where it looks.");
-    report.viewer(viewer_maps(records, example, kernel, kernel_input_labels(*run.model, example), ""));
+    report.paragraph("Every attention map above and the dependency kernel, one at a time, on this input and the next "
+                     "test examples: choose an example and a map, then hover a query (an output position, for the "
+                     "kernel) to see where it looks.");
+    std::vector<ViewerExample> views{{example_text(run, example),
+                                      viewer_maps(records, example, kernel, kernel_input_labels(*run.model, example), "")}};
+    const std::size_t shown = options.input.empty() ? static_cast<std::size_t>(std::max<int64_t>(1, options.viewer_examples)) : 1;
+    for (std::size_t e = 1; e < shown && e < run.dataset.test.size(); ++e) {
+        const AnalysisExample next = analysis_example(run, run.dataset.test[e]);
+        Rng next_rng(7 + e);
+        const Matrix next_kernel = dependency_kernel(*run.model, next.input, options.probes, next_rng);
+        views.push_back({example_text(run, next), viewer_maps(record_attention(*run.model, next), next, next_kernel,
+                                                              kernel_input_labels(*run.model, next), "")});
+    }
+    report.viewer(views);
     write_file_atomic(out + "/analysis.json", result.dump(1) + "\n");
     return report.write();
 }

@@ -16,6 +16,7 @@ namespace tf {
 struct AnalysisOptions {
     std::string input;       // text to analyse; "" = the first test example
     int64_t probes = 8;      // random projections for the dependency kernel (0 = exact)
+    int64_t viewer_examples = 3;  // test examples in report.html's viewer (the first is the report's); 1 with input
     std::string out_dir;     // default RUN/analysis
 };
 
@@ -30,6 +31,9 @@ struct AnalysisExample {
     std::vector<std::string> source_labels, target_labels;  // one per source / decoder-input position
 };
 AnalysisExample analysis_example(const train::LoadedRun& run, const std::string& text);
+AnalysisExample analysis_example(const train::LoadedRun& run, const train::Example& example);
+// The text an example reads, as its decoder input decodes: what the viewer calls it.
+std::string example_text(const train::LoadedRun& run, const AnalysisExample& example);
 
 // The attention every layer records in one forward pass over the example (no tape).
 std::vector<AttentionRecord> record_attention(SequenceModel& model, const AnalysisExample& example);
@@ -39,6 +43,7 @@ const std::vector<std::string>& kernel_input_labels(const SequenceModel& model, 
 
 // For report.html's viewer: every recorded attention map, one per head, then the dependency kernel
 // (whose columns are `kernel_inputs`) on the same example; each label starts with `prefix`.
+// Compare and analyze record each of the viewer's examples in this way.
 std::vector<ViewerMap> viewer_maps(const std::vector<AttentionRecord>& records, const AnalysisExample& example,
                                    const Matrix& kernel, const std::vector<std::string>& kernel_inputs,
                                    const std::string& prefix);

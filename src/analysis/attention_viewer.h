@@ -1,7 +1,7 @@
-// The attention viewer of report.html: pick a map (model, layer, head, example) from a list, then
-// hover a query token to light up its row of weights over the key tokens, the characters
-// themselves shown (the view bertviz draws). The same view serves a dependency kernel: outputs as
-// queries, inputs as keys. The maps travel in the page as JSON; the page's script draws them.
+// The attention viewer of report.html: pick an example and a map (model, layer, head) from two
+// lists, then hover a query token to light up its row of weights over the key tokens, the
+// characters themselves shown (the view bertviz draws). The same view serves a dependency kernel:
+// outputs as queries, inputs as keys. The maps travel in the page as JSON; the page's script draws them.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,8 +14,17 @@ struct ViewerMap {
     std::vector<std::vector<double>> weights;   // weights[query][key]
 };
 
-// A <section class="attention-viewer">: its chooser (a <select>, one <option> per map), the two rows
-// of tokens the script fills, and the maps' JSON. An empty list gives a paragraph saying so.
-std::string attention_viewer_html(const std::vector<ViewerMap>& maps);
+// One input's maps. Every example of a viewer has the same maps (the same labels, in order), drawn
+// on its own tokens.
+struct ViewerExample {
+    std::string label;             // the input's text
+    std::vector<ViewerMap> maps;
+};
+
+// A <section class="attention-viewer">: its two choosers (<select class="viewer-example">, one
+// <option> per example, and <select class="viewer-choice">, one per map), the two rows of tokens
+// the script fills, and the maps' JSON (weights to 6 significant digits). Examples without maps
+// give a paragraph saying so.
+std::string attention_viewer_html(const std::vector<ViewerExample>& examples);
 
 }  // namespace tf

@@ -183,18 +183,24 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
         for (const auto& run : runs)
             if (run.variant == variant.name) {
                 report.plot("kernel_" + variant.name, svg::Heatmap{"Dependency kernel: " + variant.name, "input position j",
-                                                                    "output position i", "||dy_i/dx_j||", run.kernel, {}, {}});
+                                                                    "output position i", "||dy_i/dx_j||",
+                                                                    run.kernels.empty() ? Matrix{} : run.kernels.front(), {}, {}});
                 break;
             }
     report.heading(2, "Viewer");
     report.paragraph("Each variant's attention maps (every layer and head) and its dependency kernel on the first test "
-                     "example, first seed: choose one, then hover a query (an output position, for a kernel) to see "
-                     "where it looks.");
-    std::vector<ViewerMap> views;
+                     "examples, first seed: choose an example and a map, then hover a query (an output position, for a "
+                     "kernel) to see where it looks.");
+    // Example e's maps: every variant's, in the config's order (all variants read the same test split).
+    std::vector<ViewerExample> views;
     for (const auto& variant : config.variants)
         for (const auto& run : runs)
             if (run.variant == variant.name) {
-                views.insert(views.end(), run.views.begin(), run.views.end());
+                views.resize(std::max(views.size(), run.views.size()));
+                for (std::size_t e = 0; e < run.views.size(); ++e) {
+                    views[e].label = run.views[e].label;
+                    views[e].maps.insert(views[e].maps.end(), run.views[e].maps.begin(), run.views[e].maps.end());
+                }
                 break;
             }
     report.viewer(views);

@@ -98,7 +98,7 @@ void measure_gradients(train::LoadedRun& run, const CompareConfig& compare, RunM
             if (!std::isnan(by_distance[d])) m.gradient_by_distance[d] += by_distance[d], counts[d] += 1;
         Rng rng(11 + static_cast<uint64_t>(e));
         const Matrix kernel = dependency_kernel(*run.model, input, compare.probes, rng);
-        if (e == 0) m.kernel = kernel;
+        if (e < kViewerExamples) m.kernels.push_back(kernel);
         const auto field = effective_receptive_field(kernel, 0.01);
         for (int64_t size : field) m.receptive_field += static_cast<double>(size) / static_cast<double>(field.size());
         m.input_length += static_cast<double>(kernel.empty() ? 0 : kernel[0].size());
@@ -128,10 +128,11 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     m.test = train::evaluate(*run.model, train::evaluation_batches(run.dataset.test, run.config.data.batch_size, run.dataset.is_lm()));
     m.flops_per_token = training_flops_per_token(run);
     measure_gradients(run, compare, m);
-    if (!run.dataset.test.empty()) {
-        const AnalysisExample example = analysis_example(run, "");   // the first test example, which m.kernel probed
-        m.views = viewer_maps(record_attention(*run.model, example), example, m.kernel, kernel_input_labels(*run.model, example),
-                              variant + " (seed " + std::to_string(seed) + "): ");
+    for (std::size_t e = 0; e < m.kernels.size(); ++e) {   // the examples whose kernels measure_gradients kept
+        const AnalysisExample example = analysis_example(run, run.dataset.test[e]);
+        m.views.push_back({example_text(run, example),
+                           viewer_maps(record_attention(*run.model, example), example, m.kernels[e],
+                                       kernel_input_labels(*run.model, example), variant + " (seed " + std::to_string(seed) + "): ")});
     }
     return m;
 }

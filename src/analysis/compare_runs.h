@@ -13,6 +13,9 @@
 
 namespace tf {
 
+// The test examples report.html's viewer shows (the first ones, of those the kernels probed).
+constexpr int64_t kViewerExamples = 3;
+
 struct RunMeasurements {
     std::string variant, dir;
     int64_t seed = 0;
@@ -25,10 +28,10 @@ struct RunMeasurements {
     double grad_norm_variance = 0; // across the logged steps of the second half of training
     // mean ‖∂L_i/∂x_j‖ over test examples at stream distance d = S − j + i (target i, source j; LM: i − j)
     std::vector<double> gradient_by_distance;
-    Matrix kernel;                 // dependency kernel of the first test example
+    std::vector<Matrix> kernels;   // dependency kernels of the first test examples (up to kViewerExamples)
     double receptive_field = 0;    // mean effective receptive field (positions), ε = 1%
     double input_length = 0;       // mean input positions of the probed examples
-    std::vector<ViewerMap> views;  // report.html's viewer: attention maps and the kernel, first test example
+    std::vector<ViewerExample> views;  // report.html's viewer: attention maps and the kernel, per example
 };
 
 // One run of a comparison: its validated config and its directory, runs_dir/<variant>-seed<k>.

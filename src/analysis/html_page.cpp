@@ -98,11 +98,12 @@ function token_cell(column, text) {
   return cell;
 }
 function show_attention(viewer) {
-  var maps = JSON.parse(viewer.querySelector("script.attention-data").textContent);
+  var examples = JSON.parse(viewer.querySelector("script.attention-data").textContent);
+  var example_choice = viewer.querySelector("select.viewer-example");
   var choice = viewer.querySelector("select.viewer-choice");
   var queries = viewer.querySelector(".queries"), keys = viewer.querySelector(".keys");
   function draw() {
-    var map = maps[Number(choice.value)];
+    var map = examples[Number(example_choice.value)].maps[Number(choice.value)];
     queries.textContent = "";
     keys.textContent = "";
     var key_cells = map.keys.map(function (token) { return token_cell(keys, token); });
@@ -121,6 +122,7 @@ function show_attention(viewer) {
     });
   }
   choice.addEventListener("change", draw);
+  example_choice.addEventListener("change", draw);
   draw();
 }
 document.querySelectorAll(".attention-viewer").forEach(show_attention);

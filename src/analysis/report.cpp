@@ -60,9 +60,9 @@ void Report::plot(const std::string& name, const svg::Heatmap& heatmap) {
     add_plot(name, heatmap.title, svg::render(heatmap));
 }
 
-void Report::viewer(const std::vector<ViewerMap>& maps) {
+void Report::viewer(const std::vector<ViewerExample>& examples) {
     markdown_ += "(report.html has these maps in an interactive viewer.)\n\n";
-    html_ += attention_viewer_html(maps);
+    html_ += attention_viewer_html(examples);
 }
 
 std::string Report::write() const {

@@ -21,7 +21,7 @@ public:
     void plot(const std::string& name, const svg::LinePlot& plot);
     void plot(const std::string& name, const svg::Heatmap& heatmap);
     // The page's interactive viewer of these maps (report.md, which cannot hold one, names the page).
-    void viewer(const std::vector<ViewerMap>& maps);
+    void viewer(const std::vector<ViewerExample>& examples);
     // Writes directory/report.md and directory/report.html (atomically); returns report.md's path.
     std::string write() const;
 

@@ -1,5 +1,6 @@
-// `tapeformer analyze --run DIR [--input TEXT]`: attention maps, head statistics, the dependency
-// kernel and the √d_k check, written to DIR/analysis/report.md.
+// `tapeformer analyze --run DIR [--input TEXT] [--viewer-examples N]`: attention maps, head
+// statistics, the dependency kernel and the √d_k check, written to DIR/analysis/report.md and
+// report.html (whose viewer shows the maps of the first N test examples).
 #include <iostream>
 
 #include "analysis/analyze.h"
@@ -15,6 +16,9 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
     command->add_option("--input", options->input, "text to analyse (default: the first test example)");
     command->add_option("--probes", options->probes, "random projections for the dependency kernel (0 = exact)")
         ->check(CLI::NonNegativeNumber);
+    command->add_option("--viewer-examples", options->viewer_examples,
+                        "test examples in report.html's viewer, the report's own first (with --input: that text alone)")
+        ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{20}));
     command->add_option("--out", options->out_dir, "where to write (default: RUN/analysis)");
     command->footer("Examples:\n  tapeformer analyze --run runs/copy_transformer\n"
                     "  tapeformer analyze --run runs/poetry_gru_attention --input \"the woods are lovely\"");

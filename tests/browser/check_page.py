@@ -2,7 +2,7 @@
 """Checks what a headless browser made of one of our pages (tests/browser/pages_in_chromium.sh).
 
   check_page.py dom DOM_FILE [--script ran|absent|disabled] [--row NAME]... [--rows N]
-                [--option PREFIX]... [--svgs N] [--nodes N] [--text TEXT]...
+                [--option PREFIX]... [--examples N] [--svgs N] [--nodes N] [--text TEXT]...
       DOM_FILE is `chromium --headless --dump-dom PAGE`: the document after the page's script ran.
   check_page.py png PNG_FILE WIDTHxHEIGHT
       a screenshot: a PNG of that size.
@@ -17,18 +17,20 @@ from html.parser import HTMLParser
 
 class Page(HTMLParser):
     """What the checks read: <html>'s attributes, each table body row's first cell, the viewer's
-    options and drawn tokens, the SVG figures, the tape's node rows, and the visible text."""
+    maps and examples and drawn tokens, the SVG figures, the tape's node rows, and the visible text."""
 
     def __init__(self):
         super().__init__()
         self.html_attributes = {}
         self.first_cells = []       # of every <tbody> row
-        self.options = []           # of the viewer's <select class="viewer-choice">
+        self.options = []           # of the viewer's <select class="viewer-choice">: its maps
+        self.examples = []          # of its <select class="viewer-example">
         self.drawn_tokens = 0       # <span class="token"> the viewer's script drew
         self.svgs = 0
         self.nodes = 0              # <tr class="node">: the tape page's entries
         self.text = []
-        self._in = {"tbody": 0, "select": 0, "script": 0, "style": 0}
+        self._in = {"tbody": 0, "script": 0, "style": 0}
+        self._options = None        # the list the current <select>'s options go to
         self._cell_of_row = None    # the current body row's cells so far
         self._capture = None        # the list collecting the current cell's or option's text
 
@@ -39,8 +41,9 @@ class Page(HTMLParser):
             self.html_attributes = attributes
         elif tag in ("tbody", "script", "style"):
             self._in[tag] += 1
-        elif tag == "select" and "viewer-choice" in classes:
-            self._in["select"] += 1
+        elif tag == "select":
+            self._options = self.options if "viewer-choice" in classes else \
+                self.examples if "viewer-example" in classes else None
         elif tag == "svg":
             self.svgs += 1
         elif tag == "span" and "token" in classes:
@@ -53,13 +56,15 @@ class Page(HTMLParser):
                 self._capture = []
                 self.first_cells.append(self._capture)
             self._cell_of_row += 1
-        elif tag == "option" and self._in["select"]:
+        elif tag == "option" and self._options is not None:
             self._capture = []
-            self.options.append(self._capture)
+            self._options.append(self._capture)
 
     def handle_endtag(self, tag):
-        if tag in ("tbody", "select", "script", "style") and self._in[tag]:
+        if tag in self._in and self._in[tag]:
             self._in[tag] -= 1
+        if tag == "select":
+            self._options = None
         if tag in ("td", "option"):
             self._capture = None
 
@@ -99,6 +104,8 @@ def check_dom(args):
     for prefix in args.option:
         if not any(option.startswith(prefix) for option in options):
             problems.append(f"no viewer entry starting '{prefix}' (entries: {options})")
+    if args.examples is not None and len(page.examples) != args.examples:
+        problems.append(f"{len(page.examples)} examples in the viewer, expected {args.examples}")
     if page.svgs < args.svgs:
         problems.append(f"{page.svgs} SVG figures, expected at least {args.svgs}")
     if args.nodes is not None and page.nodes != args.nodes:
@@ -109,7 +116,7 @@ def check_dom(args):
     if problems:
         print(f"FAILED {args.file}: " + "; ".join(problems))
         return 1
-    print(f"ok {args.file}: {len(first_cells)} table rows, {len(options)} viewer entries, "
+    print(f"ok {args.file}: {len(first_cells)} table rows, {len(options)} viewer maps of {len(page.examples)} examples, "
           f"{page.drawn_tokens} tokens drawn, {page.svgs} SVG, {page.nodes} tape entries")
     return 0
 
@@ -139,6 +146,7 @@ def main():
     dom.add_argument("--row", action="append", default=[], help="a table body row whose first cell is this")
     dom.add_argument("--rows", type=int, default=0, help="at least this many table body rows")
     dom.add_argument("--option", action="append", default=[], help="a viewer entry starting with this")
+    dom.add_argument("--examples", type=int, help="exactly this many examples in the viewer")
     dom.add_argument("--svgs", type=int, default=0, help="at least this many SVG figures")
     dom.add_argument("--nodes", type=int, help="exactly this many tape entries")
     dom.add_argument("--text", action="append", default=[], help="text the page shows")

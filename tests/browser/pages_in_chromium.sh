@@ -43,14 +43,14 @@ tape_entries=$("$tapeformer" tape "$source_dir/configs/copy_transformer.json" --
 echo "==> each page in headless chromium"
 dom_of "$work/compare/report.html" >"$work/compare.dom"
 $check dom "$work/compare.dom" --row gru --row gru_attention --row transformer --text "full sequence as context" \
-    --option "gru (seed 1): dependency kernel" --option "gru_attention (seed 1): " --option "transformer (seed 1): " --svgs 4
+    --option "gru (seed 1): dependency kernel" --option "gru_attention (seed 1): " --option "transformer (seed 1): " --examples 1 --svgs 4
 dom_of "$work/analyze-transformer/report.html" >"$work/analyze-transformer.dom"
 $check dom "$work/analyze-transformer.dom" --option "encoder.layers.0.self_attn, head 1 (self)" \
-    --option "decoder.layers.0.cross_attn, head 0 (cross)" --option "dependency kernel" --rows 6 --svgs 6
+    --option "decoder.layers.0.cross_attn, head 0 (cross)" --option "dependency kernel" --examples 3 --rows 6 --svgs 6
 dom_of "$work/analyze-gru_attention/report.html" >"$work/analyze-gru_attention.dom"
-$check dom "$work/analyze-gru_attention.dom" --option "attention, head 0 (additive)" --option "dependency kernel"
+$check dom "$work/analyze-gru_attention.dom" --option "attention, head 0 (additive)" --option "dependency kernel" --examples 3
 dom_of "$work/analyze-gru/report.html" >"$work/analyze-gru.dom"
-$check dom "$work/analyze-gru.dom" --text "This model has no attention." --option "dependency kernel"
+$check dom "$work/analyze-gru.dom" --text "This model has no attention." --option "dependency kernel" --examples 3
 dom_of "$work/bench/report.html" >"$work/bench.dom"
 $check dom "$work/bench.dom" --row W3 --row tiled --row rnn --rows 11 --svgs 2
 dom_of "$work/tape/tape.html" >"$work/tape.dom"
