@@ -62,7 +62,7 @@ TEST_CASE("a tiny transformer learns the copy task to 99% token accuracy and its
         CHECK(file_exists(dir.latest()));
         CHECK(file_exists(dir.best()));
     }
-    SECTION("eval prints one JSON object with the metrics") {
+    SECTION("eval prints one JSON object with the metrics, teacher-forced and decoded") {
         const test::CliResult eval = run_cli({"eval", "--run", trained.run_dir(), "--split", "valid"});
         REQUIRE(eval.exit_code == 0);
         const auto metrics = nlohmann::json::parse(eval.out);  // throws unless the whole output is one value
@@ -73,6 +73,17 @@ TEST_CASE("a tiny transformer learns the copy task to 99% token accuracy and its
         CHECK(metrics.at("perplexity").get<double>() == Approx(std::exp(metrics.at("loss").get<double>())));
         CHECK(metrics.at("token_accuracy").get<double>() >= 0.99);
         CHECK(metrics.at("tokens").get<int64_t>() > 0);
+        // The text the model decodes itself, scored (docs/math/text_scores.md).
+        CHECK(metrics.at("decoding") == "greedy");
+        for (const char* key : {"exact_match", "cer", "chrf", "bleu"}) {
+            INFO(key);
+            REQUIRE(metrics.contains(key));
+        }
+        CHECK(metrics.at("cer").get<double>() <= 0.02);
+        CHECK(metrics.at("chrf").get<double>() >= 95);
+        // A line whose every next token is right given the true prefix is one greedy decoding writes
+        // exactly, so decoded exact match is at least the teacher-forced sequence accuracy.
+        CHECK(metrics.at("exact_match").get<double>() >= metrics.at("sequence_accuracy").get<double>() - 1e-12);
     }
     SECTION("reconstruct shows inputs, targets and decodings") {
         const test::CliResult shown = run_cli({"reconstruct", "--run", trained.run_dir(), "--count", "4"});

@@ -1,9 +1,12 @@
-// `tapeformer eval --run DIR [--split test|valid]`: one JSON object with the metrics.
+// `tapeformer eval --run DIR [--split test|valid]`: one JSON object with the metrics: the
+// teacher-forced loss, perplexity and accuracies, and for a seq2seq run the scores of the text the
+// model decodes itself (exact match, CER, chrF, BLEU; train/decoded_eval.h).
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "train/decoded_eval.h"
 #include "train/evaluate.h"
 #include "train/run_loader.h"
 
@@ -20,16 +23,24 @@ int run_eval(const std::string& run_dir, const std::string& split, const std::st
                         "data.valid_size and data.test_size, leave it none)");
     const auto batches = train::evaluation_batches(examples, run.config.data.batch_size, run.dataset.is_lm());
     const train::EvalMetrics metrics = train::evaluate(*run.model, batches);
-    const nlohmann::json result = {{"run", run_dir},
-                                   {"checkpoint", run.checkpoint},
-                                   {"step", run.step},
-                                   {"split", split},
-                                   {"loss", metrics.loss},
-                                   {"perplexity", metrics.perplexity},
-                                   {"token_accuracy", metrics.token_accuracy},
-                                   {"sequence_accuracy", metrics.sequence_accuracy},
-                                   {"tokens", metrics.tokens},
-                                   {"sequences", metrics.sequences}};
+    nlohmann::json result = {{"run", run_dir},
+                             {"checkpoint", run.checkpoint},
+                             {"step", run.step},
+                             {"split", split},
+                             {"loss", metrics.loss},
+                             {"perplexity", metrics.perplexity},
+                             {"token_accuracy", metrics.token_accuracy},
+                             {"sequence_accuracy", metrics.sequence_accuracy},
+                             {"tokens", metrics.tokens},
+                             {"sequences", metrics.sequences}};
+    if (!run.dataset.is_lm()) {
+        const train::DecodedEvaluation decoded = train::decode_and_score(run, examples);
+        result["decoding"] = decoded.beam_size > 1 ? "beam " + std::to_string(decoded.beam_size) : "greedy";
+        result["exact_match"] = decoded.scores.exact_match;
+        result["cer"] = decoded.scores.cer;
+        result["chrf"] = decoded.scores.chrf;
+        result["bleu"] = decoded.scores.bleu;
+    }
     std::cout << result.dump() << "\n";
     return 0;
 }
