@@ -27,6 +27,11 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     const std::string report = read_file(report_path);
     for (const char* variant : {"gru", "gru_attention", "transformer"}) CHECK(report.find(std::string("| ") + variant + " |") != std::string::npos);
     for (const char* claim : {"+0.10 to +0.20", "about 10×", "full sequence as context"}) CHECK(report.find(claim) != std::string::npos);
+    // The decoded scores' table: a row per variant, after the table's header.
+    const std::size_t decoded = report.find("| variant | decoded exact match | character error rate | chrF | BLEU |");
+    REQUIRE(decoded != std::string::npos);
+    for (const char* variant : {"gru", "gru_attention", "transformer"})
+        CHECK(report.find(std::string("| ") + variant + " |", decoded) != std::string::npos);
 
     // The page beside it: well-formed, a table row per variant, the predictions, small.
     const std::string page = read_file((root / "out" / "report.html").string());
@@ -47,6 +52,9 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     REQUIRE(json["variants"].size() == 3);
     CHECK(json["variants"][0]["runs"].size() == 2);  // two seeds
     CHECK(json["variants"][1]["runs"][0]["accuracy_by_position"].size() >= 4);
+    const auto& scores = json["variants"][1]["runs"][0]["test_decoded"];
+    for (const char* key : {"exact_match", "cer", "chrf", "bleu"}) CHECK(scores.at(key).is_number());
+    CHECK(scores["cer"].get<double>() >= 0);
     REQUIRE(json["predictions"].size() == 3);
     for (const auto& prediction : json["predictions"]) {
         CHECK(prediction.contains("measured"));

@@ -36,6 +36,13 @@ std::vector<double> collect_metric(const Runs& runs, const std::string& variant,
     return values;
 }
 
+std::vector<double> collect_decoded(const Runs& runs, const std::string& variant, double train::TextScores::*field) {
+    std::vector<double> values;
+    for (const auto& run : runs)
+        if (run.variant == variant) values.push_back(run.decoded.*field);
+    return values;
+}
+
 // The mean over seeds of a per-run curve (curves of one variant share their x values).
 svg::Series mean_series(const Runs& runs, const std::string& variant, std::vector<double> RunMeasurements::*xs,
                         std::vector<double> RunMeasurements::*ys) {
@@ -124,6 +131,25 @@ void write_table(Report& report, const CompareConfig& config, const Runs& runs) 
     }
     report.table({"variant", "parameters", "FLOPs/token (train)", "train time (s)", "tokens/s", "final train loss",
                   "best validation loss", "test token accuracy", "test sequence accuracy"}, rows);
+}
+
+// The text each model wrote itself, scored; left out when no variant writes a target (language models).
+void write_decoded_table(Report& report, const CompareConfig& config, const Runs& runs) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& variant : config.variants) {
+        const auto& v = variant.name;
+        const std::vector<double> chrf = collect_decoded(runs, v, &train::TextScores::chrf);
+        if (std::isnan(mean_of(chrf))) continue;
+        rows.push_back({v, format_mean_std(collect_decoded(runs, v, &train::TextScores::exact_match)),
+                        format_mean_std(collect_decoded(runs, v, &train::TextScores::cer)), format_mean_std(chrf),
+                        format_mean_std(collect_decoded(runs, v, &train::TextScores::bleu))});
+    }
+    if (rows.empty()) return;
+    report.paragraph("The test split as each model decodes it itself (as its config's `decode` section says: greedy "
+                     "unless `beam_size` > 1), where one early mistake can derail the rest, scored against the targets "
+                     "as `docs/math/text_scores.md` defines: exact match, character error rate, chrF (β = 2) and "
+                     "corpus BLEU-4 (no smoothing: 0 when no line has a matching 4-gram).");
+    report.table({"variant", "decoded exact match", "character error rate", "chrF", "BLEU"}, rows);
 }
 
 std::vector<double> mean_accuracy_by_position(const Runs& runs, const std::string& variant) {
@@ -223,6 +249,8 @@ void write_json(const std::string& out, const CompareConfig& config, const Runs&
                                  {"best_valid_loss", finite(run.best_valid_loss)},
                                  {"test_loss", finite(run.test.loss)}, {"test_token_accuracy", finite(run.test.token_accuracy)},
                                  {"test_sequence_accuracy", finite(run.test.sequence_accuracy)},
+                                 {"test_decoded", {{"exact_match", finite(run.decoded.exact_match)}, {"cer", finite(run.decoded.cer)},
+                                                   {"chrf", finite(run.decoded.chrf)}, {"bleu", finite(run.decoded.bleu)}}},
                                  {"accuracy_by_position", by_position}, {"gradient_norm_by_distance", by_distance},
                                  {"grad_norm_variance", finite(run.grad_norm_variance)},
                                  {"receptive_field", finite(run.receptive_field)}, {"input_length", run.input_length}});
@@ -268,6 +296,7 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
         report.paragraph("This comparison ran over " + ranks.engine() + ": the runs were shared out, each trained in one "
                          "rank alone; ranks on one machine share its cores, and the tokens/s column counts that.");
     write_table(report, config, runs);
+    write_decoded_table(report, config, runs);
     const auto predictions = config.predictions ? check_predictions(*config.predictions, runs) : std::vector<Prediction>{};
     if (!predictions.empty()) write_predictions(report, predictions);
     write_curves(report, config, runs);

@@ -13,6 +13,7 @@
 #include "config/json_file.h"
 #include "train/evaluate.h"
 #include "train/checkpoint.h"
+#include "train/decoded_eval.h"
 #include "train/run_loader.h"
 #include "train/trainer.h"
 #include "util/files.h"
@@ -126,6 +127,7 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     m.train_seconds = progress.elapsed_seconds;
     m.best_valid_loss = progress.best_valid_loss;
     m.test = train::evaluate(*run.model, train::evaluation_batches(run.dataset.test, run.config.data.batch_size, run.dataset.is_lm()));
+    if (!run.dataset.is_lm() && !run.dataset.test.empty()) m.decoded = train::decode_and_score(run, run.dataset.test).scores;
     m.flops_per_token = training_flops_per_token(run);
     measure_gradients(run, compare, m);
     for (std::size_t e = 0; e < m.kernels.size(); ++e) {   // the examples whose kernels measure_gradients kept

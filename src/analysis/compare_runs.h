@@ -1,6 +1,7 @@
 // The measuring half of `compare`: one training run per (variant, seed), then the numbers the
 // report shows, taken the same way for every run.
 #pragma once
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "analysis/gradient_probe.h"
 #include "train/metrics.h"
 #include "train/run_config.h"
+#include "train/text_scores.h"
 #include "util/stop_signals.h"
 
 namespace tf {
@@ -24,6 +26,9 @@ struct RunMeasurements {
     double train_seconds = 0, tokens_per_second = 0, final_train_loss = 0;
     double best_valid_loss = 0;    // the validation loss of the best checkpoint, the one tested (NaN: never validated)
     train::EvalMetrics test;       // best weights, test split
+    // The test split as the model decodes it itself, scored (train/decoded_eval.h); NaN for a language model.
+    train::TextScores decoded{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(),
+                              std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
     std::vector<double> loss_steps, losses, valid_steps, valid_accuracies;
     double grad_norm_variance = 0; // across the logged steps of the second half of training
     // mean ‖∂L_i/∂x_j‖ over test examples at stream distance d = S − j + i (target i, source j; LM: i − j)
