@@ -82,7 +82,7 @@ Rng::State rng_state_from_text(const std::string& text, const std::string& sourc
 }
 
 void save_checkpoint(const std::string& path, const SequenceModel& model, const Optimizer* optimizer,
-                     const TrainingProgress& progress, const std::string& resolved_config) {
+                     const TrainingProgress& progress, const std::string& resolved_config, const std::string& tokenizer) {
     std::map<std::string, Tensor> tensors;
     for (const auto& [name, tensor] : model.named_parameters()) tensors.emplace(kModelPrefix + name, tensor);
     if (optimizer)
@@ -92,7 +92,7 @@ void save_checkpoint(const std::string& path, const SequenceModel& model, const 
         std::snprintf(number, sizeof number, "%.17g", value);
         return std::string(number);
     };
-    const std::map<std::string, std::string> metadata = {
+    std::map<std::string, std::string> metadata = {
         {"format", kFormat},
         {"step", std::to_string(progress.step)},
         {"elapsed_seconds", text(progress.elapsed_seconds)},
@@ -104,6 +104,7 @@ void save_checkpoint(const std::string& path, const SequenceModel& model, const 
         {"log_steps", std::to_string(progress.log_steps)},
         {"config", resolved_config},
     };
+    if (!tokenizer.empty()) metadata.emplace("tokenizer", tokenizer);
     write_safetensors(path, tensors, metadata);
 }
 
@@ -169,6 +170,25 @@ LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, 
         }
     }
     return loaded;
+}
+
+std::string checkpoint_tokenizer(const Tokenizer& tokenizer) {
+    return tokenizer.kind() == "bpe" ? tokenizer.to_json().dump() : "";
+}
+
+void check_checkpoint_tokenizer(const std::string& path, const Tokenizer& tokenizer) {
+    const Safetensors file = read_safetensors(path);
+    const std::string saved = file.metadata.count("tokenizer") ? file.metadata.at("tokenizer") : "";
+    const std::string expected = checkpoint_tokenizer(tokenizer);
+    if (saved == expected) return;
+    if (expected.empty())
+        throw DataError(path + ": the weights were trained with byte-pair merges (its metadata 'tokenizer'), but the config's " +
+                        "data.tokenizer is \"" + tokenizer.kind() + "\"");
+    if (saved.empty())
+        throw DataError(path + ": the config's data.tokenizer is \"bpe\", but the checkpoint carries no byte-pair merges: " +
+                        "its weights were trained with another tokenizer");
+    throw DataError(path + ": the weights were trained with other byte-pair merges than the run's vocab.json (was the data " +
+                    "file or data.vocab_size changed?)");
 }
 
 void load_weights(const std::string& path, SequenceModel& model) {

@@ -8,6 +8,7 @@
 #include "models/model.h"
 #include "train/batching.h"
 #include "train/optimizer.h"
+#include "train/tokenizer.h"
 
 namespace tf::train {
 
@@ -27,8 +28,10 @@ struct TrainingProgress {
 };
 
 // Writes model ("model.<name>"), optimizer ("optimizer.…") and progress to `path`, atomically.
+// `tokenizer`: the tokenizer's JSON when the run learned it (byte-pair merges), so the weights and
+// the merges they were trained with travel together; "" when the data rebuilds it (char, word, ids).
 void save_checkpoint(const std::string& path, const SequenceModel& model, const Optimizer* optimizer,
-                     const TrainingProgress& progress, const std::string& resolved_config);
+                     const TrainingProgress& progress, const std::string& resolved_config, const std::string& tokenizer);
 
 struct LoadedCheckpoint {
     TrainingProgress progress;
@@ -39,6 +42,13 @@ struct LoadedCheckpoint {
 // save_checkpoint writes (a step of "1e30", "-5" or " 4") — is a CheckpointError naming the file
 // and the tensor or key.
 LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer);
+
+// Checks, before any weight is read, that the checkpoint at `path` was trained with `tokenizer`: one
+// that carries byte-pair merges must carry exactly its merges, and a "bpe" tokenizer needs one that
+// carries them. DataError naming the checkpoint otherwise (the weights' ids would mean other text).
+void check_checkpoint_tokenizer(const std::string& path, const Tokenizer& tokenizer);
+// What save_checkpoint's `tokenizer` is for this tokenizer: its JSON if it was learned (bpe), else "".
+std::string checkpoint_tokenizer(const Tokenizer& tokenizer);
 
 // The progress (step, time, RNG and data-order state) alone, without building a model.
 TrainingProgress read_progress(const std::string& path);

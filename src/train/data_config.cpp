@@ -15,7 +15,7 @@ namespace {
 using config::JsonReader;
 
 const std::vector<std::string> kTextKeys{"path", "split", "tokenizer", "too_long", "min_count", "max_vocab",
-                                         "train_fraction", "valid_fraction"};
+                                         "train_fraction", "valid_fraction"};   // and vocab_size, with "bpe"
 const std::vector<std::string> kJsonlKeys{"path", "vocab_size", "too_long", "train_fraction", "valid_fraction"};
 const std::vector<std::string> kSyntheticKeys{"num_symbols", "keys", "train_size", "valid_size", "test_size"};
 
@@ -51,20 +51,40 @@ void read_fractions(JsonReader& reader, DataConfig& config) {
                           std::to_string(config.train_fraction) + " + " + std::to_string(config.valid_fraction));
 }
 
+// "bpe" learns its merges up to data.vocab_size; "char" and "word" count tokens (min_count, max_vocab).
+void read_tokenizer(JsonReader& reader, DataConfig& config) {
+    config.tokenizer = reader.choice("tokenizer", "char", {"char", "word", "bpe"});
+    if (config.tokenizer != "bpe") {
+        reject_present(reader, {"vocab_size"}, "when data.source is \"text\" and data.tokenizer is not \"bpe\"");
+        return;
+    }
+    reject_present(reader, {"min_count", "max_vocab"}, "with data.tokenizer \"bpe\" (data.vocab_size sizes it)");
+    if (!reader.has("vocab_size"))
+        throw ConfigError(reader.path_of("vocab_size") + ": required with data.tokenizer \"bpe\": the vocabulary's size, " +
+                          "at least " + std::to_string(kNumSpecial + 256) + " (the special tokens and the 256 bytes)");
+    const int64_t smallest = kNumSpecial + 256;
+    config.vocab_size = reader.integer("vocab_size", {.max = 1 << 16});   // its merges ride in every checkpoint
+    if (config.vocab_size < smallest)
+        throw ConfigError(reader.path_of("vocab_size") + ": expected at least " + std::to_string(smallest) + " with data.tokenizer " +
+                          "\"bpe\" (" + std::to_string(kNumSpecial) + " special tokens and the 256 byte values come " +
+                          "before any merge), got " + std::to_string(config.vocab_size));
+}
+
 void read_text(JsonReader& reader, DataConfig& config) {
-    reject_present(reader, {"vocab_size"}, "when data.source is \"text\"");
     reject_present(reader, kSyntheticKeys, "when data.source is \"text\"");
     config.path = read_existing_file(reader);
     config.split = reader.choice("split", TextSplit::lines);
-    config.tokenizer = reader.choice("tokenizer", "char", {"char", "word"});
+    read_tokenizer(reader, config);
     config.task = reader.choice("task", "autoencode", {"autoencode", "lm"});
     read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());
     config.too_long = reader.choice("too_long", TooLong::drop);
-    config.min_count = reader.integer("min_count", 1, {.min = 1, .max = std::numeric_limits<int32_t>::max()});
-    config.max_vocab = reader.integer("max_vocab", 0, {.min = 0, .max = std::numeric_limits<int32_t>::max()});
-    if (config.max_vocab != 0 && config.max_vocab <= kNumSpecial)
-        throw ConfigError(reader.path_of("max_vocab") + ": expected 0 (no cap) or > " + std::to_string(kNumSpecial) +
-                          " (the special tokens), got " + std::to_string(config.max_vocab));
+    if (config.tokenizer != "bpe") {
+        config.min_count = reader.integer("min_count", 1, {.min = 1, .max = std::numeric_limits<int32_t>::max()});
+        config.max_vocab = reader.integer("max_vocab", 0, {.min = 0, .max = std::numeric_limits<int32_t>::max()});
+        if (config.max_vocab != 0 && config.max_vocab <= kNumSpecial)
+            throw ConfigError(reader.path_of("max_vocab") + ": expected 0 (no cap) or > " + std::to_string(kNumSpecial) +
+                              " (the special tokens), got " + std::to_string(config.max_vocab));
+    }
     read_fractions(reader, config);
 }
 

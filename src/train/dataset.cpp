@@ -103,6 +103,37 @@ Dataset load_text(const DataConfig& config) {
     return dataset;
 }
 
+// With "bpe" the token counts are known only once the merges are learned from the training split,
+// so the split is drawn over every item first and the length limits apply to each split after
+// encoding (char and word filter first, then split).
+Dataset load_text_bpe(const DataConfig& config, const Tokenizer* known) {
+    const std::vector<std::string> texts = read_text_items(config.path, config.split);
+    const SplitIndices split = split_indices(static_cast<int64_t>(texts.size()), config.train_fraction,
+                                             config.valid_fraction, config.seed);
+    Dataset dataset;
+    dataset.task = config.task;
+    dataset.tokenizer = known ? *known : Tokenizer::train_bpe(pick(texts, split.train), config.vocab_size);
+    dataset.vocab_size = dataset.tokenizer.size();
+    std::size_t kept = 0;
+    const auto encode = [&](const std::vector<int64_t>& indices) {
+        std::vector<Example> examples;
+        for (const std::string& text : pick(texts, indices)) {
+            std::vector<int64_t> ids = dataset.tokenizer.encode(text);
+            if (!fit_length(ids, config)) continue;
+            Example example{ids, {}};
+            if (!dataset.is_lm()) example.tgt = example.src;  // autoencode: reconstruct the input
+            examples.push_back(std::move(example));
+            ++kept;
+        }
+        return examples;
+    };
+    dataset.train = encode(split.train);
+    dataset.valid = encode(split.valid);
+    dataset.test = encode(split.test);
+    require_training_examples(dataset, config, kept);
+    return dataset;
+}
+
 Dataset load_jsonl(const DataConfig& config) {
     std::vector<Example> examples;
     for (Example& example : read_jsonl(config.path, config.vocab_size, config.task == "lm"))
@@ -253,7 +284,8 @@ void require_positions(const Dataset& dataset, const DataConfig& config) {
                       " (" + why + ", " + where + "); raise model.max_length or lower data.max_length");
 }
 
-Dataset load_by_source(const DataConfig& config) {
+Dataset load_by_source(const DataConfig& config, const Tokenizer* bpe) {
+    if (config.source == DataSource::text && config.tokenizer == "bpe") return load_text_bpe(config, bpe);
     if (config.source == DataSource::text) return load_text(config);
     if (config.source == DataSource::jsonl) return load_jsonl(config);
     return load_synthetic(config);
@@ -261,8 +293,8 @@ Dataset load_by_source(const DataConfig& config) {
 
 }  // namespace
 
-Dataset load_dataset(const DataConfig& config) {
-    Dataset dataset = load_by_source(config);
+Dataset load_dataset(const DataConfig& config, const Tokenizer* bpe) {
+    Dataset dataset = load_by_source(config, bpe);
     require_positions(dataset, config);
     return dataset;
 }

@@ -57,14 +57,14 @@ struct DataConfig {
     DataSource source = DataSource::text;  // required in a config
     std::string path;                    // text, jsonl: the data file (relative to the working directory)
     TextSplit split = TextSplit::lines;  // text
-    std::string tokenizer = "char";      // text: "char" | "word"
+    std::string tokenizer = "char";      // text: "char" | "word" | "bpe"
     std::string task;                    // see Dataset::task
     int64_t min_length = 1;              // shorter items are dropped (tokens; synthetic: see docs)
     int64_t max_length = 256;            // longer items are dropped or truncated (synthetic: 10)
     TooLong too_long = TooLong::drop;    // text, jsonl
     int64_t min_count = 1;               // text: rarer tokens become <unk>
     int64_t max_vocab = 0;               // text: vocabulary cap including specials, 0 = none
-    int64_t vocab_size = 0;              // jsonl: ids are in [3, vocab_size)
+    int64_t vocab_size = 0;              // jsonl: ids are in [3, vocab_size); text with bpe: the vocabulary's size
     double train_fraction = 0.8;         // text, jsonl; test gets what train and valid leave
     double valid_fraction = 0.1;
     int64_t num_symbols = 10;            // synthetic: alphabet size (not addition)
@@ -86,7 +86,9 @@ struct DataConfig {
 
 // Builds the dataset a config describes. Throws DataError naming file:line for bad data, and
 // ConfigError naming model.max_length when an example does not fit config.model_positions.
-Dataset load_dataset(const DataConfig& config);
+// A "bpe" config learns its merges from the training split, unless `bpe` gives them (a run's own,
+// from its vocab.json: loading a run replays its merges, it does not learn them again).
+Dataset load_dataset(const DataConfig& config, const Tokenizer* bpe = nullptr);
 
 // The items of a text corpus: non-blank lines, or blank-line-separated stanzas (lines joined
 // by '\n'); trailing whitespace and '\r' are stripped from every line. The file must be UTF-8

@@ -27,12 +27,23 @@ LoadedRun load_run(const std::string& directory, const std::string& which) {
     LoadedRun run;
     run.config = read_run_config(config::load_json_file(dir.config()),
                                  std::filesystem::path(directory).filename().string());
-    run.dataset = load_dataset(run.config.data);
-    if (file_exists(dir.vocab()) && Tokenizer::load(dir.vocab()).to_json() != run.dataset.tokenizer.to_json())
-        throw DataError(directory + ": the data now gives a different vocabulary than the run's vocab.json");
+    if (run.config.data.tokenizer == "bpe") {
+        // The run's merges, as training learned them: replayed, not learned again.
+        if (!file_exists(dir.vocab()))
+            throw DataError(directory + ": no vocab.json, which holds the run's byte-pair merges (train first)");
+        const Tokenizer merges = Tokenizer::load(dir.vocab());
+        if (merges.kind() != "bpe")
+            throw DataError(dir.vocab() + ": a \"" + merges.kind() + "\" vocabulary, but the run's config says data.tokenizer \"bpe\"");
+        run.dataset = load_dataset(run.config.data, &merges);
+    } else {
+        run.dataset = load_dataset(run.config.data);
+        if (file_exists(dir.vocab()) && Tokenizer::load(dir.vocab()).to_json() != run.dataset.tokenizer.to_json())
+            throw DataError(directory + ": the data now gives a different vocabulary than the run's vocab.json");
+    }
     run.model = build_run_model(run.config, run.dataset);
     run.checkpoint = which == "best" && file_exists(dir.best()) ? dir.best() : dir.latest();
     if (run.checkpoint.empty()) throw CheckpointError(directory + ": no checkpoint yet (train first)");
+    check_checkpoint_tokenizer(run.checkpoint, run.dataset.tokenizer);
     const LoadedCheckpoint loaded = load_checkpoint(run.checkpoint, *run.model, nullptr);
     // The weights mean something only under the config they were trained with: an edited
     // config.resolved.json (two heads read as four) is refused as a resume would refuse it.

@@ -111,6 +111,19 @@ Tokenizer::Tokenizer(std::string kind, std::vector<std::string> tokens) : kind_(
     }
 }
 
+// tokens_ holds each id's bytes (two merges can make the same bytes: ids_ keeps the first).
+Tokenizer::Tokenizer(BytePairEncoding bpe) : kind_("bpe") {
+    for (int64_t id = kNumSpecial; id < kNumSpecial + bpe.size(); ++id) {
+        ids_.emplace(bpe.bytes_of(id), id);
+        tokens_.push_back(bpe.bytes_of(id));
+    }
+    bpe_ = std::make_shared<const BytePairEncoding>(std::move(bpe));
+}
+
+Tokenizer Tokenizer::train_bpe(const std::vector<std::string>& texts, int64_t vocab_size) {
+    return Tokenizer(BytePairEncoding::train(texts, vocab_size, kNumSpecial));
+}
+
 Tokenizer Tokenizer::build(const std::vector<std::string>& texts, const std::string& kind, int64_t min_count,
                            int64_t max_size) {
     std::vector<std::vector<std::string>> split_texts;
@@ -155,6 +168,11 @@ Tokenizer Tokenizer::ids(int64_t vocab_size) {
 std::vector<std::string> Tokenizer::split(const std::string& text) const {
     if (kind_ == "word") return split_words(text);
     if (kind_ == "char") return split_chars(text);
+    if (kind_ == "bpe") {
+        std::vector<std::string> tokens;
+        for (const int64_t id : bpe_->encode(text)) tokens.push_back(token(id));
+        return tokens;
+    }
     std::vector<std::string> numbers;
     std::istringstream stream(text);
     for (std::string number; stream >> number;) numbers.push_back(number);
@@ -186,7 +204,9 @@ std::vector<int64_t> Tokenizer::encode_tokens(const std::vector<std::string>& to
     return result;
 }
 
-std::vector<int64_t> Tokenizer::encode(const std::string& text) const { return encode_tokens(split(text)); }
+std::vector<int64_t> Tokenizer::encode(const std::string& text) const {
+    return kind_ == "bpe" ? bpe_->encode(text) : encode_tokens(split(text));
+}
 
 std::string Tokenizer::decode(const std::vector<int64_t>& ids) const {
     std::vector<std::string> tokens;
@@ -204,6 +224,11 @@ std::string Tokenizer::decode(const std::vector<int64_t>& ids) const {
 
 nlohmann::json Tokenizer::to_json() const {
     if (kind_ == "ids") return {{"kind", kind_}, {"vocab_size", ids_size_}};
+    if (kind_ == "bpe") {
+        nlohmann::json merges = nlohmann::json::array();
+        for (const auto& [left, right] : bpe_->merges()) merges.push_back({left, right});
+        return {{"kind", kind_}, {"merges", merges}};
+    }
     return {{"kind", kind_}, {"tokens", tokens_}};
 }
 
@@ -228,15 +253,34 @@ std::vector<std::string> read_tokens(const nlohmann::json& list) {
         throw ConfigError("tokens: expected at least the 4 special tokens, got " + std::to_string(tokens.size()));
     return tokens;
 }
+
+// The "merges" list: [left id, right id] pairs of integers (from_merges checks what they name).
+std::vector<BytePairEncoding::Pair> read_merges(const nlohmann::json& list) {
+    if (!list.is_array()) throw ConfigError("merges: expected a list of [left, right] id pairs, got " + config::describe(list));
+    std::vector<BytePairEncoding::Pair> merges;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const nlohmann::json& pair = list[i];
+        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_integer())
+            throw ConfigError("merges[" + std::to_string(i) + "]: expected [left id, right id], got " + config::describe(pair));
+        merges.emplace_back(pair[0].get<int64_t>(), pair[1].get<int64_t>());
+    }
+    return merges;
+}
 }  // namespace
 
 Tokenizer Tokenizer::from_json(const nlohmann::json& json, const std::string& source) {
     try {
         config::JsonReader reader(json, "");
-        const std::string kind = reader.choice("kind", {"char", "word", "ids"});
+        const std::string kind = reader.choice("kind", {"char", "word", "bpe", "ids"});
         Tokenizer tokenizer;
         if (kind == "ids") {
             tokenizer = ids(reader.integer("vocab_size", {.min = kNumSpecial + 1}));
+        } else if (kind == "bpe") {
+            try {
+                tokenizer = Tokenizer(BytePairEncoding::from_merges(read_merges(reader.raw("merges")), kNumSpecial));
+            } catch (const ValueError& error) {
+                throw ConfigError(error.what());
+            }
         } else {
             std::vector<std::string> tokens = read_tokens(reader.raw("tokens"));
             tokens.erase(tokens.begin(), tokens.begin() + kNumSpecial);

@@ -1,9 +1,11 @@
 // Tokenizers: text ↔ token ids. "char" (one UTF-8 code point per token), "word" (words and single
-// punctuation marks, see split_words) and "ids" (data that is already ids). Four special tokens sit
-// at fixed ids in every vocabulary, so padding and the start/end of a sequence mean the same everywhere.
+// punctuation marks, see split_words), "bpe" (byte-level byte-pair encoding learned from the
+// training text, train/bpe.h) and "ids" (data that is already ids). Four special tokens sit at
+// fixed ids in every vocabulary, so padding and the start/end of a sequence mean the same everywhere.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -11,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/error.h"
+#include "train/bpe.h"
 
 namespace tf::train {
 
@@ -53,20 +56,28 @@ public:
     static Tokenizer from_symbols(const std::string& kind, const std::vector<std::string>& symbols);
     // Data that is already ids in [0, vocab_size): encode parses integers, decode prints them.
     static Tokenizer ids(int64_t vocab_size);
+    // Byte-level BPE learned from `texts` with at most `vocab_size` ids in all (the specials, the
+    // 256 bytes, then the merges); ValueError when vocab_size < 4 + 256.
+    static Tokenizer train_bpe(const std::vector<std::string>& texts, int64_t vocab_size);
 
-    std::vector<std::string> split(const std::string& text) const;  // the kind's token strings
-    int64_t id(const std::string& token) const;                      // kUnkId if unknown
-    const std::string& token(int64_t id) const;  // char/word (ids: the specials only); ValueError if out of range
-    std::vector<int64_t> encode(const std::string& text) const;
+    // The kind's token strings (bpe: the bytes of each token of encode(text)).
+    std::vector<std::string> split(const std::string& text) const;
+    int64_t id(const std::string& token) const;  // kUnkId if unknown (bpe: the first id with those bytes)
+    // char/word/bpe (ids: the specials only; bpe: the token's bytes); ValueError if out of range
+    const std::string& token(int64_t id) const;
+    std::vector<int64_t> encode(const std::string& text) const;   // bpe: never <unk>, every byte string
     std::vector<int64_t> encode_tokens(const std::vector<std::string>& tokens) const;
-    // Stops at the first <eos>; skips <pad> and <bos>. char: concatenation; word: join_words;
-    // ids: the numbers separated by spaces.
+    // Stops at the first <eos>; skips <pad> and <bos>. char and bpe: concatenation (bpe: of the
+    // tokens' bytes, so decode(encode(x)) = x for any bytes x); word: join_words; ids: the numbers
+    // separated by spaces.
     std::string decode(const std::vector<int64_t>& ids) const;
 
     int64_t size() const { return kind_ == "ids" ? ids_size_ : static_cast<int64_t>(tokens_.size()); }
     const std::string& kind() const { return kind_; }
 
-    // {"kind": "char"|"word", "tokens": ["<pad>", "<bos>", "<eos>", "<unk>", …]} or
+    // {"kind": "char"|"word", "tokens": ["<pad>", "<bos>", "<eos>", "<unk>", …]},
+    // {"kind": "bpe", "merges": [[left id, right id], …]} (ids as train/bpe.h numbers them; the
+    // tokens' bytes follow from the merges, and need not be UTF-8, which JSON strings must be) or
     // {"kind": "ids", "vocab_size": N}. from_json checks every field; errors name `source`.
     nlohmann::json to_json() const;
     static Tokenizer from_json(const nlohmann::json& json, const std::string& source);
@@ -77,11 +88,13 @@ public:
 
 private:
     Tokenizer(std::string kind, std::vector<std::string> tokens);
+    explicit Tokenizer(BytePairEncoding bpe);
 
     std::string kind_ = "char";
     std::vector<std::string> tokens_{"<pad>", "<bos>", "<eos>", "<unk>"};
     std::unordered_map<std::string, int64_t> ids_{{"<pad>", 0}, {"<bos>", 1}, {"<eos>", 2}, {"<unk>", 3}};
     int64_t ids_size_ = 0;  // vocab_size of an "ids" tokenizer
+    std::shared_ptr<const BytePairEncoding> bpe_;   // the merges of a "bpe" tokenizer
 };
 
 }  // namespace tf::train

@@ -146,6 +146,7 @@ void TrainingRun::resume() {
     if (Tokenizer::load(dir_.vocab()).to_json() != dataset_.tokenizer.to_json())
         throw DataError("--resume " + dir_.root() + ": the data gives a different vocabulary than " + dir_.vocab() +
                         " (did the data file change?)");
+    check_checkpoint_tokenizer(latest, dataset_.tokenizer);
     const LoadedCheckpoint loaded = load_checkpoint(latest, *model_, optimizer_.get());
     progress_ = loaded.progress;
     try {
@@ -237,10 +238,11 @@ void TrainingRun::save(bool also_best) {
     progress_.elapsed_seconds += seconds_since(started_);
     started_ = Clock::now();
     const std::string resolved = config_.resolved.dump();
-    save_checkpoint(dir_.checkpoint(progress_.step), *model_, optimizer_.get(), progress_, resolved);
+    const std::string tokenizer = checkpoint_tokenizer(dataset_.tokenizer);
+    save_checkpoint(dir_.checkpoint(progress_.step), *model_, optimizer_.get(), progress_, resolved, tokenizer);
     dir_.set_latest(progress_.step);
     dir_.prune_checkpoints(config_.train.keep_checkpoints);
-    if (also_best) save_checkpoint(dir_.best(), *model_, nullptr, progress_, resolved);
+    if (also_best) save_checkpoint(dir_.best(), *model_, nullptr, progress_, resolved, tokenizer);
 }
 
 // A run's last step, by steps or by time, evaluates, logs and saves like a scheduled one.
