@@ -23,8 +23,9 @@ fi
 # they wait for each other (see src/cli/main.cpp).
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
-# The suite alone opens the report pages in a real browser (tests/browser/): Debian's chromium.
-TF_PACKAGES+=(chromium)
+# The suite alone needs two more: Debian's chromium, to open the report pages in a real browser
+# (tests/browser/), and python3-torch, to run the models `export --to pytorch` writes (tests/export/).
+TF_PACKAGES+=(chromium python3-torch)
 tf_install_missing
 tf_prepare_data
 tf_build "$build_dir" "${cmake_args[@]}"

@@ -1,0 +1,131 @@
+// A run's model as PyTorch modules (export/pytorch_export.h).
+#include "export/pytorch_export.h"
+
+#include <set>
+
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+#include "train/batching.h"
+#include "train/evaluate.h"
+#include "train/safetensors.h"
+#include "util/files.h"
+
+namespace tf {
+
+extern const char* const kPytorchModelPy;   // src/export/pytorch_model.py, embedded at build time
+
+namespace {
+
+// The values model.py's modules take, per key of each model type; any other key is refused.
+using Allowed = std::map<std::string, std::set<std::string>>;
+const std::set<std::string> kAny{};   // every value of the key
+
+const Allowed kTransformerKeys{
+    {"type", kAny}, {"d_model", kAny}, {"heads", kAny}, {"ffn_hidden", kAny}, {"max_length", kAny}, {"dropout", kAny},
+    {"attention_dropout", kAny}, {"final_norm", kAny}, {"norm_first", kAny}, {"scale_embeddings", kAny},
+    {"activation", {"\"relu\"", "\"gelu\""}}, {"positions", {"\"sinusoidal\"", "\"learned\""}},
+    {"kernel", {"\"softmax\"", "\"tiled\""}}};
+
+const Allowed kRnnKeys{{"type", kAny},          {"embedding_size", kAny}, {"hidden_size", kAny},
+                       {"num_layers", kAny},    {"dropout", kAny},        {"cell", kAny},
+                       {"attention", {"\"none\"", "\"additive\""}},       {"bidirectional_encoder", {"false"}}};
+
+std::string refused(const std::string& key, const nlohmann::json& value) {
+    return "model." + key + " = " + value.dump() + " has no counterpart in the exported model.py";
+}
+
+// Replaces the first `from` in `name` by `to`.
+std::string renamed(std::string name, const std::string& from, const std::string& to) {
+    const std::size_t at = name.find(from);
+    return at == std::string::npos ? name : name.replace(at, from.size(), to);
+}
+
+// model.py's name of one of our parameters (the q/k/v projections are packed separately).
+std::string pytorch_name(std::string name) {
+    for (const char* side : {"src_", "tgt_", ""}) {
+        if (name.rfind(std::string(side) + "embedding.embedding.", 0) == 0)
+            return std::string(side) + "embed.token." + name.substr(std::string(side).size() + 20);
+        if (name.rfind(std::string(side) + "embedding.positions.", 0) == 0)
+            return std::string(side) + "embed.positions." + name.substr(std::string(side).size() + 20);
+    }
+    name = renamed(name, ".o_proj.", ".out_proj.");
+    name = renamed(name, ".cross_attn.", ".multihead_attn.");
+    return renamed(name, ".ffn.linear", ".linear");
+}
+
+// A (B, T) id table as f32 (ids are far below 2^24, so exact), for check.safetensors.
+Tensor ids_as_floats(const IndexTensor& ids) {
+    Tensor floats(ids.shape, DType::f32);
+    for (std::size_t i = 0; i < ids.values.size(); ++i) floats.data<float>()[i] = static_cast<float>(ids.values[i]);
+    return floats;
+}
+
+}  // namespace
+
+std::string pytorch_export_problem(const nlohmann::json& model) {
+    const std::string type = model.value("type", "");
+    const Allowed& allowed = type == "rnn_seq2seq" ? kRnnKeys : kTransformerKeys;
+    for (const auto& [key, value] : model.items()) {
+        if (type == "transformer" && (key == "encoder_layers" || key == "decoder_layers")) continue;
+        if (type == "lm" && key == "layers") continue;
+        if (type == "lm" && key == "block") {   // model.py writes this registry block out from its math
+            if (!value.is_object() || value.value("type", "") != "local_conv_mixer") return refused(key, value);
+            continue;
+        }
+        if (key == "kv_heads") {   // nn.MultiheadAttention has no grouped-query attention
+            if (value != 0 && value != model.value("heads", nlohmann::json())) return refused(key, value);
+            continue;
+        }
+        const auto found = allowed.find(key);
+        if (found == allowed.end() || (!found->second.empty() && !found->second.count(value.dump()))) return refused(key, value);
+    }
+    return "";
+}
+
+// y = x·Wᵀ + b for q, k and v at once: nn.MultiheadAttention keeps them as one (3C, C) matrix.
+std::map<std::string, Tensor> pytorch_state_dict(const SequenceModel& model) {
+    std::map<std::string, Tensor> ours, theirs;
+    for (const auto& [name, tensor] : model.named_parameters()) ours.emplace(name, tensor);
+    const NoGradGuard no_grad;
+    for (const auto& [name, tensor] : ours) {
+        if (name.find(".k_proj.") != std::string::npos || name.find(".v_proj.") != std::string::npos) continue;
+        const std::size_t q = name.find(".q_proj.");
+        if (q == std::string::npos) {
+            theirs.emplace(pytorch_name(name), tensor);
+            continue;
+        }
+        const std::string attention = name.substr(0, q), part = name.substr(q + 8);   // "weight" or "bias"
+        const Tensor packed = concat({tensor, ours.at(attention + ".k_proj." + part), ours.at(attention + ".v_proj." + part)}, 0);
+        theirs.emplace(pytorch_name(attention + ".in_proj_" + part), packed);
+    }
+    return theirs;
+}
+
+std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::string& out, int64_t examples) {
+    const nlohmann::json& model_section = run.config.resolved.at("model");
+    if (const std::string problem = pytorch_export_problem(model_section); !problem.empty())
+        throw ValueError("export --to pytorch: " + problem + " (docs/models.md)");
+    if (run.dataset.test.empty())
+        throw DataError("export: the run's test split is empty, and check.safetensors holds test examples");
+    make_directories(out);
+    std::vector<int64_t> rows;
+    for (int64_t i = 0; i < examples && i < static_cast<int64_t>(run.dataset.test.size()); ++i) rows.push_back(i);
+    const train::Batch batch = train::make_batch(run.dataset.test, rows, run.dataset.is_lm());
+    std::map<std::string, Tensor> check{{"tgt_in", ids_as_floats(batch.tgt_in)}};
+    if (!run.dataset.is_lm()) check.emplace("src", ids_as_floats(batch.src));
+    {
+        const NoGradGuard no_grad;
+        check.emplace("logits", run.model->forward(train::to_model_input(batch)).to(DType::f32));
+    }
+    const std::vector<std::string> paths{out + "/model.safetensors", out + "/model.py", out + "/config.json",
+                                         out + "/check.safetensors"};
+    train::write_safetensors(paths[0], pytorch_state_dict(*run.model), {{"source", run.checkpoint}});
+    write_file_atomic(paths[1], kPytorchModelPy);
+    const nlohmann::json config = {{"model", model_section}, {"vocab_size", run.dataset.vocab_size},
+                                   {"checkpoint", run.checkpoint}, {"step", run.step}};
+    write_file_atomic(paths[2], config.dump(2) + "\n");
+    train::write_safetensors(paths[3], check, {{"examples", std::to_string(rows.size())}});
+    return paths;
+}
+
+}  // namespace tf

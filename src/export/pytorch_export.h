@@ -1,0 +1,33 @@
+// `tapeformer export --run DIR --to pytorch OUT/`: a trained run as a PyTorch model. OUT gets
+//   - model.safetensors: the weights under the names of the torch.nn modules of model.py: the
+//     q, k and v projections of each attention packed into nn.MultiheadAttention's in_proj_weight
+//     and in_proj_bias, nn.TransformerEncoderLayer's linear1/linear2/norm1…, nn.GRU's names as
+//     they are (docs/models.md lists every name on both sides);
+//   - model.py (src/export/pytorch_model.py): the three model types written with torch.nn, and a
+//     main that compares its logits with tapeformer's;
+//   - config.json: the run's model section and vocabulary size, which model.py builds from;
+//   - check.safetensors: the first test examples and the logits tapeformer computed for them.
+// Options model.py has no module for (grouped-query attention, SwiGLU, rotary positions, a
+// bidirectional encoder, Luong attention, a registry block other than the worked example, …) are
+// refused, naming the key. The worked example block, local_conv_mixer, has no torch.nn counterpart:
+// model.py writes it from the same math (docs/extending.md).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "train/run_loader.h"
+
+namespace tf {
+
+// Why model.py cannot rebuild this model (the first key and value it has no module for), or "".
+std::string pytorch_export_problem(const nlohmann::json& model_section);
+
+// The model's parameters under model.py's names.
+std::map<std::string, Tensor> pytorch_state_dict(const SequenceModel& model);
+
+// Writes the four files into `out` (made if missing); returns their paths. ValueError when
+// pytorch_export_problem names a problem, DataError when the run has no test examples.
+std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::string& out, int64_t examples);
+
+}  // namespace tf
