@@ -74,6 +74,10 @@ TEST_CASE("a char-LM config switched to bpe trains, generates and evaluates with
     const test::CliResult refused = test::run_cli({"eval", "--run", dir / "lm"});
     CHECK(refused.exit_code == 2);
     CHECK_THAT(refused.err, Catch::Contains("best.safetensors") && Catch::Contains("other byte-pair merges"));
+    // A resume that would learn other merges (another vocab_size) is refused before anything is written.
+    const test::CliResult other = test::run_cli({"train", "--resume", dir / "lm", "--set", "data.vocab_size=500", "--quiet"});
+    CHECK(other.exit_code == 2);
+    CHECK_THAT(other.err, Catch::Contains("vocab_size"));
     // A run whose vocab.json is gone has lost its merges: said, not retrained silently.
     std::filesystem::remove(dir / "lm/vocab.json");
     const test::CliResult lost = test::run_cli({"eval", "--run", dir / "lm"});
