@@ -80,7 +80,7 @@ void load_safetensors(std::string_view bytes) {
     const std::string path = write_scratch("checkpoint.safetensors", bytes);
     train::read_safetensors(path);
     train::read_progress(path);
-    train::load_weights(path, tiny_model());
+    train::load_weights(path, tiny_model(), train::Tokenizer());
 }
 
 train::DataConfig data_config(DataKind kind, const std::string& path) {

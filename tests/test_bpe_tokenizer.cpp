@@ -78,6 +78,11 @@ TEST_CASE("a char-LM config switched to bpe trains, generates and evaluates with
     const test::CliResult other = test::run_cli({"train", "--resume", dir / "lm", "--set", "data.vocab_size=500", "--quiet"});
     CHECK(other.exit_code == 2);
     CHECK_THAT(other.err, Catch::Contains("vocab_size"));
+    // Its weights as the start of a char-level run: their ids mean BPE tokens, so refused.
+    const test::CliResult init = test::run_cli({"train", kCharLm, "--set", "data.path=" + kPoems, "--init",
+                                                dir / "lm/best.safetensors", "--run-dir", dir / "char", "--quiet"});
+    CHECK(init.exit_code == 2);
+    CHECK_THAT(init.err, Catch::Contains("trained with byte-pair merges") && Catch::Contains("\"char\""));
     // A run whose vocab.json is gone has lost its merges: said, not retrained silently.
     std::filesystem::remove(dir / "lm/vocab.json");
     const test::CliResult lost = test::run_cli({"eval", "--run", dir / "lm"});

@@ -176,8 +176,8 @@ std::string checkpoint_tokenizer(const Tokenizer& tokenizer) {
     return tokenizer.kind() == "bpe" ? tokenizer.to_json().dump() : "";
 }
 
-void check_checkpoint_tokenizer(const std::string& path, const Tokenizer& tokenizer) {
-    const Safetensors file = read_safetensors(path);
+namespace {
+void require_tokenizer(const Safetensors& file, const Tokenizer& tokenizer, const std::string& path) {
     const std::string saved = file.metadata.count("tokenizer") ? file.metadata.at("tokenizer") : "";
     const std::string expected = checkpoint_tokenizer(tokenizer);
     if (saved == expected) return;
@@ -190,9 +190,15 @@ void check_checkpoint_tokenizer(const std::string& path, const Tokenizer& tokeni
     throw DataError(path + ": the weights were trained with other byte-pair merges than the run's vocab.json (was the data " +
                     "file or data.vocab_size changed?)");
 }
+}  // namespace
 
-void load_weights(const std::string& path, SequenceModel& model) {
+void check_checkpoint_tokenizer(const std::string& path, const Tokenizer& tokenizer) {
+    require_tokenizer(read_safetensors(path), tokenizer, path);
+}
+
+void load_weights(const std::string& path, SequenceModel& model, const Tokenizer& tokenizer) {
     const Safetensors file = read_safetensors(path);
+    if (file.metadata.count("format")) require_tokenizer(file, tokenizer, path);   // one of our checkpoints
     require_finite(path, file.tensors);
     bool prefixed = false;
     for (const auto& [name, tensor] : file.tensors) prefixed = prefixed || name.rfind(kModelPrefix, 0) == 0;

@@ -59,7 +59,9 @@ config::Json saved_config(const std::string& path);
 config::Json parse_saved_config(const std::string& resolved_config, const std::string& path);
 
 // Model weights only, from a checkpoint ("model.<name>") or a plain state dict ("<name>"): --init.
-void load_weights(const std::string& path, SequenceModel& model);
+// A checkpoint of ours must have been trained with `tokenizer` (as check_checkpoint_tokenizer says:
+// the same ids must mean the same text); a plain state dict says nothing of its tokenizer.
+void load_weights(const std::string& path, SequenceModel& model, const Tokenizer& tokenizer);
 
 std::string rng_state_to_text(const Rng::State& state);                      // "0x…,0x…,0x…,0x…"
 Rng::State rng_state_from_text(const std::string& text, const std::string& source);

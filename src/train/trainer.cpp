@@ -109,7 +109,7 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
     progress_.best_valid_loss = NAN;
     if (options.resume) resume();
     else if (leader()) start_fresh();
-    else if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_);
+    else if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_, dataset_.tokenizer);
     // The others wait until the leader has checked and written the run directory (a refusal there
     // ends the job before any step).
     distributed::wait_for_every_rank(ranks_);
@@ -121,7 +121,7 @@ void TrainingRun::start_fresh() {
     if (dir_.has_run())
         throw ConfigError("--run-dir " + dir_.root() + ": the directory already holds a run; continue it with --resume " +
                           dir_.root() + ", or choose another with --run-dir");
-    if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_);   // a bad file fails before any write
+    if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_, dataset_.tokenizer);   // a bad file fails before any write
     remove_stale_temporaries_of_run();
     // A start that failed before its first checkpoint left a config and a log: start over, keeping
     // the log (appended to those of earlier failed starts).
