@@ -2,12 +2,14 @@
 #include "train/text_scores.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <sstream>
 
 #include "autograd/error.h"
+#include "train/tokenizer.h"
 
 namespace tf::train {
 
@@ -19,22 +21,20 @@ void require_pairs(const std::vector<std::string>& hypotheses, const std::vector
                          std::to_string(references.size()) + " references; each hypothesis needs its reference");
 }
 
-bool is_space(char32_t c) { return c == U' ' || c == U'\t' || c == U'\n' || c == U'\r' || c == U'\v' || c == U'\f'; }
+using Ngrams = std::map<std::vector<std::string>, int64_t>;
 
-// Counts of each n-gram of `items` (a string of characters, or a list of tokens).
-template <class Sequence>
-std::map<Sequence, int64_t> ngram_counts(const std::vector<typename Sequence::value_type>& items, std::size_t n) {
-    std::map<Sequence, int64_t> counts;
+// Counts of each n-gram of `items` (characters, or word tokens).
+Ngrams ngram_counts(const std::vector<std::string>& items, std::size_t n) {
+    Ngrams counts;
     for (std::size_t start = 0; start + n <= items.size(); ++start)
-        ++counts[Sequence(items.begin() + static_cast<std::ptrdiff_t>(start),
-                          items.begin() + static_cast<std::ptrdiff_t>(start + n))];
+        ++counts[std::vector<std::string>(items.begin() + static_cast<std::ptrdiff_t>(start),
+                                          items.begin() + static_cast<std::ptrdiff_t>(start + n))];
     return counts;
 }
 
 // Σ min(hypothesis count, reference count) over the hypothesis' n-grams: each n-gram matches at
 // most as often as the reference has it (BLEU's "clipping"; chrF's matches).
-template <class Key>
-int64_t clipped_matches(const std::map<Key, int64_t>& hypothesis, const std::map<Key, int64_t>& reference) {
+int64_t clipped_matches(const Ngrams& hypothesis, const Ngrams& reference) {
     int64_t matches = 0;
     for (const auto& [gram, count] : hypothesis) {
         const auto found = reference.find(gram);
@@ -43,7 +43,7 @@ int64_t clipped_matches(const std::map<Key, int64_t>& hypothesis, const std::map
     return matches;
 }
 
-int64_t total(const auto& counts) {
+int64_t total(const Ngrams& counts) {
     int64_t sum = 0;
     for (const auto& entry : counts) sum += entry.second;
     return sum;
@@ -56,36 +56,17 @@ std::vector<std::string> whitespace_tokens(const std::string& text) {
     return tokens;
 }
 
-std::vector<char32_t> characters_without_whitespace(const std::string& text) {
-    std::vector<char32_t> characters;
-    for (const char32_t c : code_points(text))
-        if (!is_space(c)) characters.push_back(c);
+std::vector<std::string> characters_without_whitespace(const std::string& text) {
+    std::vector<std::string> characters;
+    for (std::string& c : split_chars(text))
+        if (c.size() != 1 || !std::isspace(static_cast<unsigned char>(c[0]))) characters.push_back(std::move(c));
     return characters;
 }
 
 }  // namespace
 
-std::u32string code_points(const std::string& text) {
-    std::u32string points;
-    for (std::size_t i = 0; i < text.size();) {
-        const auto byte = static_cast<unsigned char>(text[i]);
-        // The sequence length a lead byte announces: 0xxxxxxx 1, 110xxxxx 2, 1110xxxx 3, 11110xxx 4.
-        const std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
-        bool valid = length > 0 && i + length <= text.size();
-        char32_t point = length == 1 ? byte : length == 2 ? byte & 0x1F : length == 3 ? byte & 0x0F : byte & 0x07;
-        for (std::size_t k = 1; valid && k < length; ++k) {
-            const auto next = static_cast<unsigned char>(text[i + k]);
-            valid = (next >> 6) == 0x2;
-            point = (point << 6) | (next & 0x3F);
-        }
-        points.push_back(valid ? point : byte);
-        i += valid ? length : 1;
-    }
-    return points;
-}
-
 // The textbook dynamic programme, one row at a time: row[j] = distance(from[:i], to[:j]).
-int64_t edit_distance(const std::u32string& from, const std::u32string& to) {
+int64_t edit_distance(const std::vector<std::string>& from, const std::vector<std::string>& to) {
     std::vector<int64_t> row(to.size() + 1);
     for (std::size_t j = 0; j <= to.size(); ++j) row[j] = static_cast<int64_t>(j);
     for (std::size_t i = 1; i <= from.size(); ++i) {
@@ -112,8 +93,8 @@ double character_error_rate(const std::vector<std::string>& hypotheses, const st
     require_pairs(hypotheses, references);
     int64_t edits = 0, reference_characters = 0;
     for (std::size_t i = 0; i < hypotheses.size(); ++i) {
-        const std::u32string reference = code_points(references[i]);
-        edits += edit_distance(code_points(hypotheses[i]), reference);
+        const std::vector<std::string> reference = split_chars(references[i]);
+        edits += edit_distance(split_chars(hypotheses[i]), reference);
         reference_characters += static_cast<int64_t>(reference.size());
     }
     if (reference_characters == 0) return std::numeric_limits<double>::quiet_NaN();
@@ -129,11 +110,11 @@ double chrf(const std::vector<std::string>& hypotheses, const std::vector<std::s
     constexpr double kBetaSquared = 2.0 * 2.0;
     int64_t matches[kOrders] = {}, hypothesis_grams[kOrders] = {}, reference_grams[kOrders] = {};
     for (std::size_t i = 0; i < hypotheses.size(); ++i) {
-        const std::vector<char32_t> hypothesis = characters_without_whitespace(hypotheses[i]);
-        const std::vector<char32_t> reference = characters_without_whitespace(references[i]);
+        const std::vector<std::string> hypothesis = characters_without_whitespace(hypotheses[i]);
+        const std::vector<std::string> reference = characters_without_whitespace(references[i]);
         for (std::size_t n = 1; n <= kOrders; ++n) {
-            const auto in_hypothesis = ngram_counts<std::u32string>(hypothesis, n);
-            const auto in_reference = ngram_counts<std::u32string>(reference, n);
+            const Ngrams in_hypothesis = ngram_counts(hypothesis, n);
+            const Ngrams in_reference = ngram_counts(reference, n);
             matches[n - 1] += clipped_matches(in_hypothesis, in_reference);
             hypothesis_grams[n - 1] += total(in_hypothesis);
             reference_grams[n - 1] += total(in_reference);
@@ -162,8 +143,8 @@ BleuCounts bleu_counts(const std::vector<std::string>& hypotheses, const std::ve
         counts.hypothesis_length += static_cast<int64_t>(hypothesis.size());
         counts.reference_length += static_cast<int64_t>(reference.size());
         for (std::size_t n = 1; n <= 4; ++n) {
-            const auto in_hypothesis = ngram_counts<std::vector<std::string>>(hypothesis, n);
-            counts.matches[n - 1] += clipped_matches(in_hypothesis, ngram_counts<std::vector<std::string>>(reference, n));
+            const Ngrams in_hypothesis = ngram_counts(hypothesis, n);
+            counts.matches[n - 1] += clipped_matches(in_hypothesis, ngram_counts(reference, n));
             counts.totals[n - 1] += total(in_hypothesis);
         }
     }

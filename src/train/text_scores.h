@@ -20,11 +20,10 @@
 
 namespace tf::train {
 
-// The code points of UTF-8 text (a byte that is not valid UTF-8 counts as one character).
-std::u32string code_points(const std::string& text);
-
-// The fewest insertions, deletions and substitutions that turn `from` into `to`.
-int64_t edit_distance(const std::u32string& from, const std::u32string& to);
+// The fewest insertions, deletions and substitutions that turn `from` into `to`: sequences of
+// characters as split_chars gives them (train/tokenizer.h: UTF-8 code points, a malformed byte
+// one character of its own).
+int64_t edit_distance(const std::vector<std::string>& from, const std::vector<std::string>& to);
 
 double exact_match_rate(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references);
 // Total edits over total reference characters; NaN when the references have no characters.
