@@ -154,24 +154,6 @@ config::Json saved_config(const std::string& path) {
     return parse_saved_config(metadata_field(file, "config", path), path);
 }
 
-LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer) {
-    const Safetensors file = read_safetensors(path);
-    LoadedCheckpoint loaded{progress_of(file, path), metadata_field(file, "config", path)};
-    require_finite(path, file.tensors);
-    load_model_tensors(path, file.tensors, model, true);
-    if (optimizer) {
-        std::map<std::string, Tensor> state;
-        for (const auto& [name, tensor] : file.tensors)
-            if (name.rfind(kModelPrefix, 0) != 0) state.emplace(name, tensor);
-        try {
-            optimizer->load_state(state);
-        } catch (const Error& error) {
-            throw CheckpointError(path + ": optimizer state: " + error.what());
-        }
-    }
-    return loaded;
-}
-
 std::string checkpoint_tokenizer(const Tokenizer& tokenizer) {
     return tokenizer.kind() == "bpe" ? tokenizer.to_json().dump() : "";
 }
@@ -192,8 +174,24 @@ void require_tokenizer(const Safetensors& file, const Tokenizer& tokenizer, cons
 }
 }  // namespace
 
-void check_checkpoint_tokenizer(const std::string& path, const Tokenizer& tokenizer) {
-    require_tokenizer(read_safetensors(path), tokenizer, path);
+LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer,
+                                 const Tokenizer& tokenizer) {
+    const Safetensors file = read_safetensors(path);
+    LoadedCheckpoint loaded{progress_of(file, path), metadata_field(file, "config", path)};
+    require_tokenizer(file, tokenizer, path);
+    require_finite(path, file.tensors);
+    load_model_tensors(path, file.tensors, model, true);
+    if (optimizer) {
+        std::map<std::string, Tensor> state;
+        for (const auto& [name, tensor] : file.tensors)
+            if (name.rfind(kModelPrefix, 0) != 0) state.emplace(name, tensor);
+        try {
+            optimizer->load_state(state);
+        } catch (const Error& error) {
+            throw CheckpointError(path + ": optimizer state: " + error.what());
+        }
+    }
+    return loaded;
 }
 
 void load_weights(const std::string& path, SequenceModel& model, const Tokenizer& tokenizer) {

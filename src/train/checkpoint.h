@@ -40,13 +40,13 @@ struct LoadedCheckpoint {
 // Loads parameters into `model` (and state into `optimizer` when given). Every problem — a missing
 // or extra parameter, a shape, a NaN or ∞ in any tensor, metadata that is not exactly what
 // save_checkpoint writes (a step of "1e30", "-5" or " 4") — is a CheckpointError naming the file
-// and the tensor or key.
-LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer);
+// and the tensor or key. Before any weight is read, the checkpoint must have been trained with
+// `tokenizer`: one that carries byte-pair merges must carry exactly its merges, and a "bpe"
+// tokenizer needs one that carries them; a DataError naming the checkpoint otherwise (the weights'
+// ids would mean other text).
+LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer,
+                                 const Tokenizer& tokenizer);
 
-// Checks, before any weight is read, that the checkpoint at `path` was trained with `tokenizer`: one
-// that carries byte-pair merges must carry exactly its merges, and a "bpe" tokenizer needs one that
-// carries them. DataError naming the checkpoint otherwise (the weights' ids would mean other text).
-void check_checkpoint_tokenizer(const std::string& path, const Tokenizer& tokenizer);
 // What save_checkpoint's `tokenizer` is for this tokenizer: its JSON if it was learned (bpe), else "".
 std::string checkpoint_tokenizer(const Tokenizer& tokenizer);
 
@@ -59,8 +59,8 @@ config::Json saved_config(const std::string& path);
 config::Json parse_saved_config(const std::string& resolved_config, const std::string& path);
 
 // Model weights only, from a checkpoint ("model.<name>") or a plain state dict ("<name>"): --init.
-// A checkpoint of ours must have been trained with `tokenizer` (as check_checkpoint_tokenizer says:
-// the same ids must mean the same text); a plain state dict says nothing of its tokenizer.
+// A checkpoint of ours must have been trained with `tokenizer` (as load_checkpoint requires: the
+// same ids must mean the same text); a plain state dict says nothing of its tokenizer.
 void load_weights(const std::string& path, SequenceModel& model, const Tokenizer& tokenizer);
 
 std::string rng_state_to_text(const Rng::State& state);                      // "0x…,0x…,0x…,0x…"

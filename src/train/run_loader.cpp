@@ -43,8 +43,7 @@ LoadedRun load_run(const std::string& directory, const std::string& which) {
     run.model = build_run_model(run.config, run.dataset);
     run.checkpoint = which == "best" && file_exists(dir.best()) ? dir.best() : dir.latest();
     if (run.checkpoint.empty()) throw CheckpointError(directory + ": no checkpoint yet (train first)");
-    check_checkpoint_tokenizer(run.checkpoint, run.dataset.tokenizer);
-    const LoadedCheckpoint loaded = load_checkpoint(run.checkpoint, *run.model, nullptr);
+    const LoadedCheckpoint loaded = load_checkpoint(run.checkpoint, *run.model, nullptr, run.dataset.tokenizer);
     // The weights mean something only under the config they were trained with: an edited
     // config.resolved.json (two heads read as four) is refused as a resume would refuse it.
     check_resume_config(parse_saved_config(loaded.resolved_config, run.checkpoint), run.config.resolved, run.checkpoint);

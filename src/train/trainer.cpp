@@ -146,8 +146,7 @@ void TrainingRun::resume() {
     if (Tokenizer::load(dir_.vocab()).to_json() != dataset_.tokenizer.to_json())
         throw DataError("--resume " + dir_.root() + ": the data gives a different vocabulary than " + dir_.vocab() +
                         " (did the data file change?)");
-    check_checkpoint_tokenizer(latest, dataset_.tokenizer);
-    const LoadedCheckpoint loaded = load_checkpoint(latest, *model_, optimizer_.get());
+    const LoadedCheckpoint loaded = load_checkpoint(latest, *model_, optimizer_.get(), dataset_.tokenizer);
     progress_ = loaded.progress;
     try {
         batcher_->restore(progress_.batcher);
