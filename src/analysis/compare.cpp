@@ -22,6 +22,7 @@ namespace {
 
 using Runs = std::vector<RunMeasurements>;
 
+// One number per run of `variant` (one per seed): a field of the run ...
 std::vector<double> collect(const Runs& runs, const std::string& variant, double RunMeasurements::*field) {
     std::vector<double> values;
     for (const auto& run : runs)
@@ -29,17 +30,12 @@ std::vector<double> collect(const Runs& runs, const std::string& variant, double
     return values;
 }
 
-std::vector<double> collect_metric(const Runs& runs, const std::string& variant, double train::EvalMetrics::*field) {
+// ... or a field of one of its parts: its test metrics (&RunMeasurements::test) or decoded scores.
+template <class Part>
+std::vector<double> collect(const Runs& runs, const std::string& variant, Part RunMeasurements::*part, double Part::*field) {
     std::vector<double> values;
     for (const auto& run : runs)
-        if (run.variant == variant) values.push_back(run.test.*field);
-    return values;
-}
-
-std::vector<double> collect_decoded(const Runs& runs, const std::string& variant, double train::TextScores::*field) {
-    std::vector<double> values;
-    for (const auto& run : runs)
-        if (run.variant == variant) values.push_back(run.decoded.*field);
+        if (run.variant == variant) values.push_back((run.*part).*field);
     return values;
 }
 
@@ -82,8 +78,8 @@ std::string verdict(double value, double low, double high) {
 std::vector<Prediction> check_predictions(const PredictionVariants& pair, const Runs& runs) {
     const auto& base = pair.baseline;
     const auto& attention = pair.attention;
-    const double gain = mean_of(collect_metric(runs, attention, &train::EvalMetrics::token_accuracy)) -
-                        mean_of(collect_metric(runs, base, &train::EvalMetrics::token_accuracy));
+    const double gain = mean_of(collect(runs, attention, &RunMeasurements::test, &train::EvalMetrics::token_accuracy)) -
+                        mean_of(collect(runs, base, &RunMeasurements::test, &train::EvalMetrics::token_accuracy));
     const double variance_ratio = mean_of(collect(runs, base, &RunMeasurements::grad_norm_variance)) /
                                   mean_of(collect(runs, attention, &RunMeasurements::grad_norm_variance));
     const double field_attention = mean_of(collect(runs, attention, &RunMeasurements::receptive_field));
@@ -126,8 +122,8 @@ void write_table(Report& report, const CompareConfig& config, const Runs& runs) 
                         format_mean_std(collect(runs, v, &RunMeasurements::tokens_per_second), 3),
                         format_mean_std(collect(runs, v, &RunMeasurements::final_train_loss)),
                         format_mean_std(collect(runs, v, &RunMeasurements::best_valid_loss)),
-                        format_mean_std(collect_metric(runs, v, &train::EvalMetrics::token_accuracy)),
-                        format_mean_std(collect_metric(runs, v, &train::EvalMetrics::sequence_accuracy))});
+                        format_mean_std(collect(runs, v, &RunMeasurements::test, &train::EvalMetrics::token_accuracy)),
+                        format_mean_std(collect(runs, v, &RunMeasurements::test, &train::EvalMetrics::sequence_accuracy))});
     }
     report.table({"variant", "parameters", "FLOPs/token (train)", "train time (s)", "tokens/s", "final train loss",
                   "best validation loss", "test token accuracy", "test sequence accuracy"}, rows);
@@ -138,11 +134,11 @@ void write_decoded_table(Report& report, const CompareConfig& config, const Runs
     std::vector<std::vector<std::string>> rows;
     for (const auto& variant : config.variants) {
         const auto& v = variant.name;
-        const std::vector<double> chrf = collect_decoded(runs, v, &train::TextScores::chrf);
+        const std::vector<double> chrf = collect(runs, v, &RunMeasurements::decoded, &train::TextScores::chrf);
         if (std::isnan(mean_of(chrf))) continue;
-        rows.push_back({v, format_mean_std(collect_decoded(runs, v, &train::TextScores::exact_match)),
-                        format_mean_std(collect_decoded(runs, v, &train::TextScores::cer)), format_mean_std(chrf),
-                        format_mean_std(collect_decoded(runs, v, &train::TextScores::bleu))});
+        rows.push_back({v, format_mean_std(collect(runs, v, &RunMeasurements::decoded, &train::TextScores::exact_match)),
+                        format_mean_std(collect(runs, v, &RunMeasurements::decoded, &train::TextScores::cer)), format_mean_std(chrf),
+                        format_mean_std(collect(runs, v, &RunMeasurements::decoded, &train::TextScores::bleu))});
     }
     if (rows.empty()) return;
     report.paragraph("The test split as each model decodes it itself (as its config's `decode` section says: greedy "

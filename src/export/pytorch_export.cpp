@@ -2,6 +2,7 @@
 #include "export/pytorch_export.h"
 
 #include <set>
+#include <utility>
 
 #include "autograd/ops.h"
 #include "autograd/tape.h"
@@ -40,14 +41,16 @@ std::string renamed(std::string name, const std::string& from, const std::string
     return at == std::string::npos ? name : name.replace(at, from.size(), to);
 }
 
+// The embeddings' modules: our prefix, model.py's (the rest of the name is the same).
+const std::pair<std::string, std::string> kEmbeddingPrefixes[] = {
+    {"src_embedding.embedding.", "src_embed.token."}, {"src_embedding.positions.", "src_embed.positions."},
+    {"tgt_embedding.embedding.", "tgt_embed.token."}, {"tgt_embedding.positions.", "tgt_embed.positions."},
+    {"embedding.embedding.", "embed.token."},         {"embedding.positions.", "embed.positions."}};
+
 // model.py's name of one of our parameters (the q/k/v projections are packed separately).
 std::string pytorch_name(std::string name) {
-    for (const char* side : {"src_", "tgt_", ""}) {
-        if (name.rfind(std::string(side) + "embedding.embedding.", 0) == 0)
-            return std::string(side) + "embed.token." + name.substr(std::string(side).size() + 20);
-        if (name.rfind(std::string(side) + "embedding.positions.", 0) == 0)
-            return std::string(side) + "embed.positions." + name.substr(std::string(side).size() + 20);
-    }
+    for (const auto& [ours, theirs] : kEmbeddingPrefixes)
+        if (name.rfind(ours, 0) == 0) return theirs + name.substr(ours.size());
     name = renamed(name, ".o_proj.", ".out_proj.");
     name = renamed(name, ".cross_attn.", ".multihead_attn.");
     return renamed(name, ".ffn.linear", ".linear");
