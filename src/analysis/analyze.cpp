@@ -61,6 +61,11 @@ const std::vector<std::string>& labels_of(const AnalysisExample& example, Sequen
     return side == SequenceSide::source ? example.source_labels : example.target_labels;
 }
 
+// The tokens a dependency kernel's columns stand for: the source, or for a language model the text.
+const std::vector<std::string>& kernel_input_labels(const SequenceModel& model, const AnalysisExample& example) {
+    return model.is_language_model() ? example.target_labels : example.source_labels;
+}
+
 // Head h's weights of the (first) example, rows queries and columns keys.
 Matrix head_weights(const AttentionRecord& map, int64_t h) {
     Matrix weights(static_cast<std::size_t>(map.weights.size(2)));
@@ -136,19 +141,15 @@ nlohmann::json report_dependency(Report& report, SequenceModel& model, const Ana
 
 }  // namespace
 
-const std::vector<std::string>& kernel_input_labels(const SequenceModel& model, const AnalysisExample& example) {
-    return model.is_language_model() ? example.target_labels : example.source_labels;
-}
-
 std::vector<ViewerMap> viewer_maps(const std::vector<AttentionRecord>& records, const AnalysisExample& example,
-                                   const Matrix& kernel, const std::vector<std::string>& kernel_inputs, const std::string& prefix) {
+                                   const Matrix& kernel, const SequenceModel& model, const std::string& prefix) {
     std::vector<ViewerMap> maps;
     for (const AttentionRecord& record : records)
         for (int64_t h = 0; h < record.weights.size(1); ++h)
             maps.push_back({prefix + record.name + ", head " + std::to_string(h) + " (" + record.kind + ")",
                             labels_of(example, record.queries_from), labels_of(example, record.keys_from), head_weights(record, h)});
     maps.push_back({prefix + "dependency kernel K(i, j) = ||dy_i/dx_j|| (outputs over inputs)", example.target_labels,
-                    kernel_inputs, kernel});
+                    kernel_input_labels(model, example), kernel});
     return maps;
 }
 
@@ -171,14 +172,14 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
                      "test examples: choose an example and a map, then hover a query (an output position, for the "
                      "kernel) to see where it looks.");
     std::vector<ViewerExample> views{{example_text(run, example),
-                                      viewer_maps(records, example, kernel, kernel_input_labels(*run.model, example), "")}};
+                                      viewer_maps(records, example, kernel, *run.model, "")}};
     const std::size_t shown = options.input.empty() ? static_cast<std::size_t>(std::max<int64_t>(1, options.viewer_examples)) : 1;
     for (std::size_t e = 1; e < shown && e < run.dataset.test.size(); ++e) {
         const AnalysisExample next = analysis_example(run, run.dataset.test[e]);
         Rng next_rng(7 + e);
         const Matrix next_kernel = dependency_kernel(*run.model, next.input, options.probes, next_rng);
-        views.push_back({example_text(run, next), viewer_maps(record_attention(*run.model, next), next, next_kernel,
-                                                              kernel_input_labels(*run.model, next), "")});
+        views.push_back({example_text(run, next),
+                         viewer_maps(record_attention(*run.model, next), next, next_kernel, *run.model, "")});
     }
     report.viewer(views);
     write_file_atomic(out + "/analysis.json", result.dump(1) + "\n");

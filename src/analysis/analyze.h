@@ -38,14 +38,10 @@ std::string example_text(const train::LoadedRun& run, const AnalysisExample& exa
 // The attention every layer records in one forward pass over the example (no tape).
 std::vector<AttentionRecord> record_attention(SequenceModel& model, const AnalysisExample& example);
 
-// The tokens a dependency kernel's columns stand for: the source, or for a language model the text.
-const std::vector<std::string>& kernel_input_labels(const SequenceModel& model, const AnalysisExample& example);
-
-// For report.html's viewer: every recorded attention map, one per head, then the dependency kernel
-// (whose columns are `kernel_inputs`) on the same example; each label starts with `prefix`.
-// Compare and analyze record each of the viewer's examples in this way.
+// For report.html's viewer: every attention map `model` recorded on the example, one per head,
+// then its dependency kernel there (columns: the source, or a language model's text); each label
+// starts with `prefix`. Compare and analyze record each of the viewer's examples in this way.
 std::vector<ViewerMap> viewer_maps(const std::vector<AttentionRecord>& records, const AnalysisExample& example,
-                                   const Matrix& kernel, const std::vector<std::string>& kernel_inputs,
-                                   const std::string& prefix);
+                                   const Matrix& kernel, const SequenceModel& model, const std::string& prefix);
 
 }  // namespace tf

@@ -133,8 +133,8 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     for (std::size_t e = 0; e < m.kernels.size(); ++e) {   // the examples whose kernels measure_gradients kept
         const AnalysisExample example = analysis_example(run, run.dataset.test[e]);
         m.views.push_back({example_text(run, example),
-                           viewer_maps(record_attention(*run.model, example), example, m.kernels[e],
-                                       kernel_input_labels(*run.model, example), variant + " (seed " + std::to_string(seed) + "): ")});
+                           viewer_maps(record_attention(*run.model, example), example, m.kernels[e], *run.model,
+                                       variant + " (seed " + std::to_string(seed) + "): ")});
     }
     return m;
 }
