@@ -1,0 +1,41 @@
+// Least squares of log error on input length.
+#include "analysis/length_sweep.h"
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/error.h"
+
+namespace tf {
+
+ErrorGrowthFit fit_error_growth(const std::vector<double>& lengths, const std::vector<double>& accuracies) {
+    if (lengths.size() != accuracies.size())
+        throw ValueError("fit_error_growth: " + std::to_string(lengths.size()) + " lengths against " +
+                         std::to_string(accuracies.size()) + " accuracies");
+    std::vector<double> xs, ys;   // n, log error(n)
+    for (std::size_t k = 0; k < lengths.size(); ++k) {
+        const double error = 1 - accuracies[k];
+        if (std::isfinite(lengths[k]) && std::isfinite(error) && error > 0) xs.push_back(lengths[k]), ys.push_back(std::log(error));
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto n = static_cast<double>(xs.size());
+    if (xs.size() < 2) return {nan, nan, nan, static_cast<int64_t>(xs.size())};
+    double mean_x = 0, mean_y = 0;
+    for (std::size_t k = 0; k < xs.size(); ++k) mean_x += xs[k] / n, mean_y += ys[k] / n;
+    double sxx = 0, sxy = 0, syy = 0;
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+        sxx += (xs[k] - mean_x) * (xs[k] - mean_x);
+        sxy += (xs[k] - mean_x) * (ys[k] - mean_y);
+        syy += (ys[k] - mean_y) * (ys[k] - mean_y);
+    }
+    if (sxx == 0) return {nan, nan, nan, static_cast<int64_t>(xs.size())};   // every point at one length
+    // log error = log e₀ + n/τ:  slope = Sxy/Sxx = 1/τ,  intercept = ȳ − slope·x̄
+    const double slope = sxy / sxx;
+    const double intercept = mean_y - slope * mean_x;
+    // R² = 1 − residual / total = Sxy² / (Sxx·Syy)
+    const double r_squared = xs.size() > 2 && syy > 0 ? sxy * sxy / (sxx * syy) : nan;
+    return {slope > 0 ? 1 / slope : std::numeric_limits<double>::infinity(), std::exp(intercept), r_squared,
+            static_cast<int64_t>(xs.size())};
+}
+
+}  // namespace tf
