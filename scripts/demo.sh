@@ -26,3 +26,8 @@ echo "==> and by the GRU without attention:"
 build/tapeformer reconstruct --run "$run_dir/runs/gru-seed1" --count 3
 echo
 echo "The report: $run_dir/report.md (plots in $run_dir/plots/, numbers in $run_dir/report.json)"
+echo
+echo "With one seed the predictions have no interval, so their verdicts read \"undecided\". Two more"
+echo "experiments (docs/experiments.md explains both):"
+echo "  build/tapeformer compare configs/compare_poetry.json         # 3 seeds: 95 % intervals and real verdicts"
+echo "  build/tapeformer compare configs/compare_length_sweep.json   # accuracy against input length, τ of each RNN"

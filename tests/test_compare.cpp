@@ -26,7 +26,8 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
 
     const std::string report = read_file(report_path);
     for (const char* variant : {"gru", "gru_attention", "transformer"}) CHECK(report.find(std::string("| ") + variant + " |") != std::string::npos);
-    for (const char* claim : {"+0.10 to +0.20", "about 10×", "full sequence as context"}) CHECK(report.find(claim) != std::string::npos);
+    for (const char* claim : {"+0.10 to +0.20", "about 10×", "full sequence as context", "about 20 tokens"})
+        CHECK(report.find(claim) != std::string::npos);
     // The decoded scores' table: a row per variant, after the table's header.
     const std::size_t decoded = report.find("| variant | decoded exact match | character error rate | chrF | BLEU |");
     REQUIRE(decoded != std::string::npos);
@@ -55,11 +56,25 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     const auto& scores = json["variants"][1]["runs"][0]["test_decoded"];
     for (const char* key : {"exact_match", "cer", "chrf", "bleu"}) CHECK(scores.at(key).is_number());
     CHECK(scores["cer"].get<double>() >= 0);
-    REQUIRE(json["predictions"].size() == 3);
+    // Four predictions, each a mean with its interval over the two seeds and a three-way verdict.
+    REQUIRE(json["predictions"].size() == 4);
     for (const auto& prediction : json["predictions"]) {
-        CHECK(prediction.contains("measured"));
-        CHECK(prediction["held"].is_boolean());
+        INFO(prediction.dump());
+        CHECK(prediction["seeds"] == 2);
+        const std::string verdict = prediction["verdict"];
+        CHECK((verdict == "held" || verdict == "not_held" || verdict == "undecided"));
+        if (prediction["mean"].is_number())
+            CHECK((prediction["low"].get<double>() <= prediction["mean"].get<double>() &&
+                   prediction["mean"].get<double>() <= prediction["high"].get<double>()));
     }
+    // The scale-free gradient measures and the share of needed positions, per run.
+    for (const auto& variant : json["variants"])
+        for (const auto& run : variant["runs"]) {
+            CHECK(run["gradient_noise_to_signal"].get<double>() > 0);
+            CHECK(run["grad_norm_cv"].get<double>() >= 0);
+            CHECK((run["needed_share"].get<double>() >= 0 && run["needed_share"].get<double>() <= 1));
+        }
+    CHECK(json.contains("length_sweep") == false);
 
     int plots = 0;
     for (const auto& entry : std::filesystem::directory_iterator(root / "out" / "plots")) {
@@ -72,7 +87,8 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
             CHECK(test::count_occurrences(svg, "class=\"series\"") == 3);
         CHECK(std::filesystem::exists(std::filesystem::path(entry.path()).replace_extension(".csv")));
     }
-    CHECK(plots == 4 + 3);  // loss, accuracy, by position, by distance + one kernel per variant
+    CHECK(plots == 4 + 1 + 3);  // loss, accuracy, by position, by distance + the task's ideal kernel + one kernel per variant
+    CHECK(report.find("The task's ideal kernel") != std::string::npos);
 
     // A second call finds every run finished and only measures again.
     const auto stamp = std::filesystem::last_write_time(root / "out" / "runs" / "gru-seed1" / "metrics.jsonl");
@@ -173,4 +189,58 @@ TEST_CASE("runs_of_rank gives every run of a comparison to exactly one rank, sha
     // Seeds of one variant are listed together, so two ranks each get every variant.
     CHECK(runs_of_rank(6, 0, 2) == std::vector<std::size_t>{0, 2, 4});
     CHECK(runs_of_rank(6, 1, 2) == std::vector<std::size_t>{1, 3, 5});
+}
+
+TEST_CASE("a length sweep trains every variant at each maximum length and plots accuracy by input length", "[integration]") {
+    test::TempDir root;
+    nlohmann::json config = nlohmann::json::parse(test::tiny_comparison());
+    config["seeds"] = nlohmann::json::array({1});
+    config["variants"].erase(2);   // the transformer: the two recurrent variants are enough here
+    config["length_sweep"] = {{"max_lengths", {4, 8}}};
+    const std::string path = root / "sweep.json";
+    test::write_text(path, config.dump());
+    const std::string report = read_file(run_compare(load_compare_config(path, {}), {root / "out", "tapeformer compare sweep.json", true}));
+    CHECK(report.find("## Length sweep") != std::string::npos);
+    CHECK(report.find("| recurrent variant | τ (positions) |") != std::string::npos);
+    for (const char* run : {"gru-len4-seed1", "gru-len8-seed1", "gru_attention-len4-seed1", "gru_attention-len8-seed1"})
+        CHECK(std::filesystem::exists(std::filesystem::path(root / "out/runs") / run / "config.resolved.json"));
+    // Each sweep run's data are capped at its length: min_length 3 stays, max_length becomes L.
+    const auto run_config = nlohmann::json::parse(read_file(root / "out/runs/gru-len4-seed1/config.resolved.json"));
+    CHECK(run_config["data"]["max_length"] == 4);
+    const auto json = nlohmann::json::parse(read_file(root / "out/report.json"));
+    REQUIRE(json["length_sweep"]["points"].size() == 4);
+    for (const auto& point : json["length_sweep"]["points"]) {
+        INFO(point.dump());
+        CHECK(point["input_length"].get<double>() >= 3);
+        CHECK(point["input_length"].get<double>() <= point["max_length"].get<double>());
+    }
+    CHECK(json["length_sweep"]["fits"].size() == 2);   // both variants are recurrent
+    const std::string plot = read_file(root / "out/plots/length_sweep.svg");
+    CHECK(test::xml_problem(plot) == "");
+    CHECK(test::count_occurrences(plot, "class=\"series\"") == 2);
+}
+
+TEST_CASE("a length sweep needs two or more increasing lengths", "[unit]") {
+    test::TempDir root;
+    const std::string path = root / "sweep.json";
+    auto config = nlohmann::json::parse(test::tiny_comparison());
+    config["length_sweep"] = {{"max_lengths", {8}}};
+    test::write_text(path, config.dump());
+    REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("length_sweep.max_lengths: expected at least two lengths"));
+    config["length_sweep"] = {{"max_lengths", {8, 4}}};
+    test::write_text(path, config.dump());
+    REQUIRE_THROWS_WITH(load_compare_config(path, {}), Catch::StartsWith("length_sweep.max_lengths: expected increasing lengths, got 4 after 8"));
+    config["length_sweep"] = {{"max_lengths", {4, 8}}, {"min_lengths", {1}}};
+    test::write_text(path, config.dump());
+    REQUIRE_THROWS_AS(load_compare_config(path, {}), ConfigError);
+}
+
+TEST_CASE("the shipped comparisons load; the poetry one has 3 seeds, enough for an interval", "[unit]") {
+    const std::string configs = std::string(TF_SOURCE_DIR) + "/configs/";
+    for (const char* name : {"compare_poetry", "compare_recall", "compare_length_sweep"}) {
+        INFO(name);
+        CHECK_NOTHROW(load_compare_config(configs + name + ".json", {}));
+    }
+    CHECK(load_compare_config(configs + "compare_poetry.json", {}).seeds.size() >= 3);
+    CHECK(load_compare_config(configs + "compare_length_sweep.json", {}).length_sweep.has_value());
 }

@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare_runs.h"
+#include "analysis/length_sweep.h"
 #include "analysis/report.h"
+#include "analysis/seed_interval.h"
 #include "util/files.h"
 
 namespace tf {
@@ -61,55 +63,106 @@ std::vector<double> indices(std::size_t count) {
 }
 
 struct Prediction {
-    std::string id, claim, measured;
-    double value;
-    bool held;
-    std::string verdict;  // "held", or "not held" with the direction
+    std::string id, claim;
+    std::string measured;        // the interval and what it is of, in words
+    SeedInterval interval;       // over seeds
+    double low, high;            // the predicted range
+    Verdict verdict;
+    std::string verdict_text;
 };
 
-// "held" inside [low, high]; otherwise "not held" and on which side.
-std::string verdict(double value, double low, double high) {
-    if (std::isnan(value)) return "not held (not measurable)";
-    if (value < low) return "not held (below the predicted range)";
-    if (value > high) return "not held (above the predicted range)";
-    return "held";
+// a_s − b_s (or a_s / b_s) for each seed s: the variants' runs pair up by seed, since they train on
+// the same data order and draw the same initial random stream.
+std::vector<double> per_seed(const std::vector<double>& a, const std::vector<double>& b, double (*combine)(double, double)) {
+    std::vector<double> values;
+    for (std::size_t s = 0; s < a.size() && s < b.size(); ++s) values.push_back(combine(a[s], b[s]));
+    return values;
+}
+double difference(double a, double b) { return a - b; }
+double ratio(double a, double b) { return a / b; }
+
+std::string interval_text(const SeedInterval& in, const char* format) {
+    const auto number = [&](double v) {
+        char text[64];
+        std::snprintf(text, sizeof text, format, v);
+        return std::string(text);
+    };
+    if (in.seeds == 0) return "not measurable";
+    if (in.seeds == 1) return number(in.mean) + " (one seed: no interval)";
+    return number(in.mean) + " [" + number(in.low) + ", " + number(in.high) + "] (95 %, " + std::to_string(in.seeds) + " seeds)";
+}
+
+Prediction judged(std::string id, std::string claim, std::string measured, const SeedInterval& interval, double low, double high) {
+    const Verdict v = judge(interval, low, high);
+    return {std::move(id), std::move(claim), std::move(measured), interval, low, high, v, verdict_text(v, interval, low, high)};
 }
 
 std::vector<Prediction> check_predictions(const PredictionVariants& pair, const Runs& runs) {
     const auto& base = pair.baseline;
     const auto& attention = pair.attention;
-    const double gain = mean_of(collect(runs, attention, &RunMeasurements::test, &train::EvalMetrics::token_accuracy)) -
-                        mean_of(collect(runs, base, &RunMeasurements::test, &train::EvalMetrics::token_accuracy));
-    const double variance_ratio = mean_of(collect(runs, base, &RunMeasurements::grad_norm_variance)) /
-                                  mean_of(collect(runs, attention, &RunMeasurements::grad_norm_variance));
-    const double field_attention = mean_of(collect(runs, attention, &RunMeasurements::receptive_field));
-    const double field_base = mean_of(collect(runs, base, &RunMeasurements::receptive_field));
-    const double length = mean_of(collect(runs, attention, &RunMeasurements::input_length));
-    char text[256];
     std::vector<Prediction> predictions;
-    std::snprintf(text, sizeof text, "%+.3f (%s − %s, test token accuracy)", gain, attention.c_str(), base.c_str());
-    predictions.push_back({"accuracy", "attention improves token accuracy by +0.10 to +0.20 over a pure RNN", text, gain,
-                           gain >= 0.10 && gain <= 0.20, verdict(gain, 0.10, 0.20)});
-    std::snprintf(text, sizeof text, "%.3g× (variance of the gradient norm across late steps, %s / %s)", variance_ratio,
-                  base.c_str(), attention.c_str());
-    predictions.push_back({"gradient_variance", "attention reduces gradient variance about 10× (held: within half a decade, 3.2×–32×)",
-                           text, variance_ratio, variance_ratio >= std::sqrt(10.0) && variance_ratio <= std::sqrt(1000.0),
-                           verdict(variance_ratio, std::sqrt(10.0), std::sqrt(1000.0))});
-    std::snprintf(text, sizeof text, "%s: %.1f of %.1f positions; %s: %.1f", attention.c_str(), field_attention, length,
-                  base.c_str(), field_base);
-    const bool context_held = field_attention >= 0.9 * length && field_base >= 10 && field_base <= 40;
-    predictions.push_back({"context", "attention uses the full sequence as context (≥ 90% of positions), an RNN about 20 tokens (10–40)",
-                           text, field_attention / length, context_held,
-                           context_held ? "held"
-                                        : std::string("not held (") + (field_attention < 0.9 * length ? "attention's field is narrower" : "the RNN's field is outside 10–40") + ")"});
+
+    const SeedInterval gain = interval_95(per_seed(collect(runs, attention, &RunMeasurements::test, &train::EvalMetrics::token_accuracy),
+                                                   collect(runs, base, &RunMeasurements::test, &train::EvalMetrics::token_accuracy), difference));
+    predictions.push_back(judged("accuracy", "attention improves token accuracy by +0.10 to +0.20 over a pure RNN",
+                                 interval_text(gain, "%+.3f") + ": " + attention + " − " + base + ", test token accuracy",
+                                 gain, 0.10, 0.20));
+
+    // The verdict uses the noise-to-signal ratio: it compares both models at the same step on the
+    // same minibatches, which is what "the variance of the gradient" is. The norm's coefficient of
+    // variation along training is shown beside it; it also moves with the learning-rate schedule
+    // and with where on its loss curve each run is (docs/experiments.md).
+    const SeedInterval noise = ratio_interval_95(per_seed(collect(runs, base, &RunMeasurements::gradient_noise),
+                                                          collect(runs, attention, &RunMeasurements::gradient_noise), ratio));
+    const SeedInterval cv = ratio_interval_95(per_seed(collect(runs, base, &RunMeasurements::grad_norm_cv),
+                                                       collect(runs, attention, &RunMeasurements::grad_norm_cv), ratio));
+    predictions.push_back(judged("gradient_noise", "attention reduces gradient variance about 10× (held: within half a decade, 3.2×–32×)",
+                                 interval_text(noise, "%.3g×") + ": gradient noise-to-signal E‖g_b − ḡ‖²/‖ḡ‖² at the last step, " +
+                                     base + " / " + attention + " (the norm's coefficient of variation along training: " +
+                                     interval_text(cv, "%.3g×") + ")",
+                                 noise, std::sqrt(10.0), std::sqrt(1000.0)));
+
+    const SeedInterval share = interval_95(collect(runs, attention, &RunMeasurements::needed_share));
+    predictions.push_back(judged("context_attention", "attention uses the full sequence as context: it reaches ≥ 90 % of the positions the task needs",
+                                 interval_text(share, "%.3f") + ": share of the task's needed (output, input) pairs that " + attention +
+                                     "'s dependency kernel reaches (ε = 1 %)",
+                                 share, 0.9, INFINITY));
+
+    const SeedInterval field = interval_95(collect(runs, base, &RunMeasurements::receptive_field));
+    const double length = mean_of(collect(runs, base, &RunMeasurements::input_length));
+    Prediction rnn = judged("context_rnn", "an RNN's effective context is about 20 tokens (held: 10–40 positions)",
+                            interval_text(field, "%.1f") + " positions: " + base + "'s effective receptive field, of " +
+                                format_number(length, 3) + " input positions on average",
+                            field, 10, 40);
+    // A field as long as the input itself says nothing about a limit the inputs never reach, in
+    // either direction: 5 of 5 positions is not "below 10".
+    if (length <= 40 && field.seeds > 0 && field.low >= 0.9 * length) {
+        rnn.verdict = Verdict::undecided;
+        rnn.verdict_text = "undecided (it reads its whole input: inputs of " + format_number(length, 3) +
+                           " positions cannot show a 10–40 limit; run the length sweep)";
+    }
+    predictions.push_back(rnn);
     return predictions;
+}
+
+const char* verdict_key(Verdict verdict) {
+    switch (verdict) {
+    case Verdict::held: return "held";
+    case Verdict::not_held: return "not_held";
+    case Verdict::undecided: return "undecided";
+    }
+    return "";
 }
 
 void write_predictions(Report& report, const std::vector<Prediction>& predictions) {
     report.heading(2, "Attention-versus-RNN predictions, measured");
+    report.paragraph("Each prediction is measured once per seed; the table gives the mean and its 95 % interval over seeds "
+                     "(Student's t; ratios on a log scale). A verdict is \"held\" when the whole interval lies in the "
+                     "predicted range, \"not held\" when it lies wholly outside, and \"undecided\" when it straddles a "
+                     "boundary — more seeds would be needed to say. docs/experiments.md explains each measure.");
     std::vector<std::vector<std::string>> rows;
-    for (const auto& p : predictions) rows.push_back({p.claim, p.measured, p.verdict});
-    report.table({"prediction", "measured", "verdict"}, rows);
+    for (const auto& p : predictions) rows.push_back({p.claim, p.measured, p.verdict_text});
+    report.table({"prediction", "measured: mean [95 % interval]", "verdict"}, rows);
 }
 
 void write_table(Report& report, const CompareConfig& config, const Runs& runs) {
@@ -193,17 +246,32 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
     report.plot("gradient_by_distance", by_distance);
     std::vector<std::vector<std::string>> rows;
     for (const auto& variant : config.variants)
-        rows.push_back({variant.name, format_mean_std(collect(runs, variant.name, &RunMeasurements::grad_norm_variance), 3),
+        rows.push_back({variant.name, format_mean_std(collect(runs, variant.name, &RunMeasurements::gradient_noise), 3),
+                        format_mean_std(collect(runs, variant.name, &RunMeasurements::grad_norm_cv), 3),
                         format_mean_std(collect(runs, variant.name, &RunMeasurements::receptive_field), 3),
-                        format_number(mean_of(collect(runs, variant.name, &RunMeasurements::input_length)), 3)});
-    report.table({"variant", "variance of the gradient norm (late steps)", "effective receptive field (positions)",
-                  "input length"}, rows);
+                        format_number(mean_of(collect(runs, variant.name, &RunMeasurements::input_length)), 3),
+                        format_mean_std(collect(runs, variant.name, &RunMeasurements::needed_share), 3)});
+    report.paragraph("Gradient stability, without the gradient's scale: the noise-to-signal ratio E‖g_b − ḡ‖²/‖ḡ‖² of " +
+                     std::to_string(kGradientNoiseMinibatches) + " training minibatch gradients at the last checkpoint (the "
+                     "same step and the same minibatches for every run), and the coefficient of variation (sd/mean) of the "
+                     "logged gradient norm over the second half of training. Context: the effective receptive field in "
+                     "positions, and the share of the (output, input) pairs the task needs that the kernel reaches.");
+    report.table({"variant", "gradient noise-to-signal (last step)", "gradient-norm CV (late steps)",
+                  "effective receptive field (positions)", "input length", "share of needed positions reached"}, rows);
     report.heading(2, "Dependency kernels");
     report.paragraph("K(i, j) = ||dy_i/dx_j|| (docs/math/theory.md §4) for the first test example, first seed; the "
-                     "effective receptive field counts the j with K(i, j) above 1% of row i's largest (§5).");
+                     "effective receptive field counts the j with K(i, j) above 1% of row i's largest (§5). The task's ideal "
+                     "kernel marks the inputs each correct output is a function of (docs/experiments.md, \"Context used\"): "
+                     "a model that reaches them all has a share of 1.");
+    bool ideal_drawn = false;
     for (const auto& variant : config.variants)
         for (const auto& run : runs)
             if (run.variant == variant.name) {
+                if (!ideal_drawn && !run.ideal_kernels.empty()) {
+                    report.plot("kernel_ideal", svg::Heatmap{"The task's ideal kernel", "input position j", "output position i",
+                                                             "needed (1) or not (0)", run.ideal_kernels.front(), {}, {}});
+                    ideal_drawn = true;
+                }
                 report.plot("kernel_" + variant.name, svg::Heatmap{"Dependency kernel: " + variant.name, "input position j",
                                                                     "output position i", "||dy_i/dx_j||",
                                                                     run.kernels.empty() ? Matrix{} : run.kernels.front(), {}, {}});
@@ -228,10 +296,81 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
     report.viewer(views);
 }
 
-void write_json(const std::string& out, const CompareConfig& config, const Runs& runs, const std::vector<Prediction>& predictions) {
+// A variant's sweep curve: for each max length, the mean over seeds of the input length and of
+// the test token accuracy.
+struct SweepCurve {
+    std::vector<double> input_lengths, accuracies;
+};
+
+SweepCurve sweep_curve(const LengthSweep& sweep, const std::vector<LengthPoint>& points, const std::string& variant) {
+    SweepCurve curve;
+    for (const int64_t max_length : sweep.max_lengths) {
+        std::vector<double> lengths, accuracies;
+        for (const auto& p : points)
+            if (p.variant == variant && p.max_length == max_length) lengths.push_back(p.input_length), accuracies.push_back(p.token_accuracy);
+        curve.input_lengths.push_back(mean_of(lengths));
+        curve.accuracies.push_back(mean_of(accuracies));
+    }
+    return curve;
+}
+
+bool is_recurrent(const CompareVariant& variant) {
+    return variant.model.contains("type") && variant.model["type"] == "rnn_seq2seq";
+}
+
+std::string tau_text(double tau) {
+    if (std::isnan(tau)) return "not measurable";
+    if (std::isinf(tau)) return "∞ (no growth)";
+    return format_number(tau, 3);
+}
+
+void write_length_sweep(Report& report, const CompareConfig& config, const std::vector<LengthPoint>& points) {
+    const LengthSweep& sweep = *config.length_sweep;
+    report.heading(2, "Length sweep");
+    report.paragraph("Every variant trained again, same budget, at each maximum input length " + nlohmann::json(sweep.max_lengths).dump() +
+                     " (data.max_length), and tested; the x axis is the mean input length of each test split. A recurrent "
+                     "model carries its whole input through one state, so its error should grow with length; the fit "
+                     "error(n) = e₀·exp(n/τ) (least squares of log(1 − token accuracy) on n) gives its decay constant τ: "
+                     "the extra input positions that multiply its error by e. docs/experiments.md explains the fit.");
+    svg::LinePlot plot{"Test token accuracy by input length", "mean input length (positions)", "test token accuracy (mean over seeds)",
+                       {}, false};
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& variant : config.variants) {
+        const SweepCurve curve = sweep_curve(sweep, points, variant.name);
+        plot.series.push_back({variant.name, curve.input_lengths, curve.accuracies});
+        if (!is_recurrent(variant)) continue;
+        const ErrorGrowthFit fit = fit_error_growth(curve.input_lengths, curve.accuracies);
+        rows.push_back({variant.name, tau_text(fit.tau), format_number(fit.error_at_zero, 3),
+                        std::isnan(fit.r_squared) ? "–" : format_number(fit.r_squared, 3), std::to_string(fit.points)});
+    }
+    report.plot("length_sweep", plot);
+    if (!rows.empty())
+        report.table({"recurrent variant", "τ (positions)", "e₀", "R² of the fit", "points fitted"}, rows);
+}
+
+void write_json(const std::string& out, const CompareConfig& config, const Runs& runs, const std::vector<Prediction>& predictions,
+                const std::vector<LengthPoint>& sweep_points) {
     nlohmann::json result = {{"name", config.name}, {"seeds", config.seeds}, {"variants", nlohmann::json::array()},
                              {"predictions", nlohmann::json::array()}};
     const auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    if (config.length_sweep) {
+        nlohmann::json sweep = {{"max_lengths", config.length_sweep->max_lengths}, {"points", nlohmann::json::array()},
+                                {"fits", nlohmann::json::array()}};
+        for (const auto& p : sweep_points)
+            sweep["points"].push_back({{"variant", p.variant}, {"seed", p.seed}, {"max_length", p.max_length},
+                                       {"input_length", p.input_length}, {"test_token_accuracy", finite(p.token_accuracy)}});
+        for (const auto& variant : config.variants) {
+            if (!is_recurrent(variant)) continue;
+            const SweepCurve curve = sweep_curve(*config.length_sweep, sweep_points, variant.name);
+            const ErrorGrowthFit fit = fit_error_growth(curve.input_lengths, curve.accuracies);
+            // τ = ∞ (no growth) is written as the string "inf": JSON has no infinity
+            sweep["fits"].push_back({{"variant", variant.name},
+                                     {"tau", std::isinf(fit.tau) ? nlohmann::json("inf") : finite(fit.tau)},
+                                     {"error_at_zero", finite(fit.error_at_zero)}, {"r_squared", finite(fit.r_squared)},
+                                     {"points", fit.points}});
+        }
+        result["length_sweep"] = sweep;
+    }
     for (const auto& variant : config.variants) {
         nlohmann::json runs_json = nlohmann::json::array();
         for (const auto& run : runs) {
@@ -248,14 +387,18 @@ void write_json(const std::string& out, const CompareConfig& config, const Runs&
                                  {"test_decoded", {{"exact_match", finite(run.decoded.exact_match)}, {"cer", finite(run.decoded.cer)},
                                                    {"chrf", finite(run.decoded.chrf)}, {"bleu", finite(run.decoded.bleu)}}},
                                  {"accuracy_by_position", by_position}, {"gradient_norm_by_distance", by_distance},
-                                 {"grad_norm_variance", finite(run.grad_norm_variance)},
-                                 {"receptive_field", finite(run.receptive_field)}, {"input_length", run.input_length}});
+                                 {"gradient_noise_to_signal", finite(run.gradient_noise)}, {"grad_norm_cv", finite(run.grad_norm_cv)},
+                                 {"receptive_field", finite(run.receptive_field)}, {"input_length", run.input_length},
+                                 {"needed_share", finite(run.needed_share)}});
         }
         result["variants"].push_back({{"name", variant.name}, {"model", variant.model}, {"runs", runs_json}});
     }
     for (const auto& p : predictions)
-        result["predictions"].push_back({{"id", p.id}, {"claim", p.claim}, {"measured", finite(p.value)},
-                                         {"detail", p.measured}, {"held", p.held}, {"verdict", p.verdict}});
+        result["predictions"].push_back({{"id", p.id}, {"claim", p.claim}, {"detail", p.measured},
+                                         {"mean", finite(p.interval.mean)}, {"low", finite(p.interval.low)},
+                                         {"high", finite(p.interval.high)}, {"seeds", p.interval.seeds},
+                                         {"range", {finite(p.low), finite(p.high)}},
+                                         {"verdict", verdict_key(p.verdict)}, {"verdict_text", p.verdict_text}});
     write_file_atomic(out + "/report.json", result.dump(1) + "\n");
 }
 
@@ -296,7 +439,9 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
     const auto predictions = config.predictions ? check_predictions(*config.predictions, runs) : std::vector<Prediction>{};
     if (!predictions.empty()) write_predictions(report, predictions);
     write_curves(report, config, runs);
-    write_json(out, config, runs, predictions);
+    const std::vector<LengthPoint> sweep_points = config.length_sweep ? measure_length_sweep(plan) : std::vector<LengthPoint>{};
+    if (config.length_sweep) write_length_sweep(report, config, sweep_points);
+    write_json(out, config, runs, predictions, sweep_points);
     return report.write();
 }
 

@@ -23,12 +23,20 @@ struct PredictionVariants {
     std::string baseline, attention;
 };
 
+// Every variant trained again at each of several maximum input lengths (data.max_length), tested,
+// and its test accuracy plotted against input length, with the recurrent models' decay constant τ
+// fitted (analysis/length_sweep.h).
+struct LengthSweep {
+    std::vector<int64_t> max_lengths;   // increasing
+};
+
 struct CompareConfig {
     std::string name;
     std::vector<int64_t> seeds = {1};
     config::Json data, optimizer, train;  // shared by every variant
     std::vector<CompareVariant> variants;
     std::optional<PredictionVariants> predictions;  // absent: the report judges no predictions
+    std::optional<LengthSweep> length_sweep;        // absent: no sweep
     int64_t examples = 8;                 // test examples for the gradient probes
     int64_t probes = 4;                   // random projections for the dependency kernel
     config::Json resolved;

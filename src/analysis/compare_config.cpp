@@ -14,7 +14,9 @@ namespace {
 // A variant's runs are named <variant>-seed<N>: with N up to 19 digits, that stays within
 // train::kMaxRunNameBytes.
 constexpr std::size_t kMaxVariantNameBytes = 64;
-static_assert(kMaxVariantNameBytes + std::char_traits<char>::length("-seed") + 19 <= train::kMaxRunNameBytes);
+// A length sweep's runs are <variant>-len<L>-seed<N>, L up to 6 digits.
+constexpr int64_t kMaxSweepLength = 999999;
+static_assert(kMaxVariantNameBytes + std::char_traits<char>::length("-len-seed") + 6 + 19 <= train::kMaxRunNameBytes);
 
 CompareVariant read_variant(config::JsonReader& reader) {
     CompareVariant variant;
@@ -42,6 +44,21 @@ PredictionVariants read_prediction_variants(config::JsonReader& reader, const st
                           config::describe(pair.attention) + " for both");
     reader.finish();
     return pair;
+}
+
+// At least two lengths, increasing: a decay needs two points, and the plot reads left to right.
+LengthSweep read_length_sweep(config::JsonReader& reader) {
+    LengthSweep sweep;
+    sweep.max_lengths = reader.integers("max_lengths", 1, kMaxSweepLength);
+    if (sweep.max_lengths.size() < 2)
+        throw ConfigError(reader.path_of("max_lengths") + ": expected at least two lengths, got " +
+                          std::to_string(sweep.max_lengths.size()));
+    for (std::size_t i = 1; i < sweep.max_lengths.size(); ++i)
+        if (sweep.max_lengths[i] <= sweep.max_lengths[i - 1])
+            throw ConfigError(reader.path_of("max_lengths") + ": expected increasing lengths, got " +
+                              std::to_string(sweep.max_lengths[i]) + " after " + std::to_string(sweep.max_lengths[i - 1]));
+    reader.finish();
+    return sweep;
 }
 
 }  // namespace
@@ -74,6 +91,10 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
     if (top.has("predictions")) {
         config::JsonReader predictions = top.object("predictions");
         compare.predictions = read_prediction_variants(predictions, {names.begin(), names.end()});
+    }
+    if (top.has("length_sweep")) {
+        config::JsonReader sweep = top.object("length_sweep");
+        compare.length_sweep = read_length_sweep(sweep);
     }
     if (top.has("analysis")) {
         config::JsonReader analysis = top.object("analysis");

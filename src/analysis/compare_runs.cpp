@@ -1,12 +1,16 @@
 // Training each variant and measuring it.
 #include "analysis/compare_runs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <iostream>
 
 #include "analysis/analyze.h"
+#include "analysis/gradient_noise.h"
 #include "analysis/report.h"
+#include "analysis/task_kernel.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
@@ -22,13 +26,27 @@ namespace tf {
 
 namespace {
 
-// The run config of one variant and seed: the shared sections with the variant's overrides.
-config::Json variant_config(const CompareConfig& compare, const CompareVariant& variant, int64_t seed) {
-    config::Json optimizer = compare.optimizer, train = compare.train;
+constexpr double kReceptiveFieldEpsilon = 0.01;   // docs/math/theory.md §5: 1 % of a row's largest
+constexpr uint64_t kGradientNoiseSeed = 17;
+
+// The run name of one variant and seed (at a sweep's max length, when sweep_length > 0).
+std::string run_name(const std::string& variant, int64_t seed, int64_t sweep_length) {
+    return variant + (sweep_length > 0 ? "-len" + std::to_string(sweep_length) : "") + "-seed" + std::to_string(seed);
+}
+
+// The run config of one variant and seed: the shared sections with the variant's overrides; a
+// sweep's run also caps data.max_length (and min_length with it) at its length.
+config::Json variant_config(const CompareConfig& compare, const CompareVariant& variant, int64_t seed, int64_t sweep_length) {
+    config::Json optimizer = compare.optimizer, train = compare.train, data = compare.data;
     optimizer.merge_patch(variant.optimizer);
     train.merge_patch(variant.train);
-    return {{"name", variant.name + "-seed" + std::to_string(seed)}, {"seed", seed}, {"model", variant.model},
-            {"data", compare.data}, {"optimizer", optimizer}, {"train", train}};
+    if (sweep_length > 0) {
+        data["max_length"] = sweep_length;
+        if (data.contains("min_length") && data["min_length"].is_number_integer())
+            data["min_length"] = std::min(data["min_length"].get<int64_t>(), sweep_length);
+    }
+    return {{"name", run_name(variant.name, seed, sweep_length)}, {"seed", seed}, {"model", variant.model},
+            {"data", data}, {"optimizer", optimizer}, {"train", train}};
 }
 
 // Trains the run unless an identical finished one is there; resumes an identical unfinished one (a
@@ -66,13 +84,30 @@ double mean_tokens_per_second(const std::string& metrics) {
     return mean_of(rates);
 }
 
-double second_half_variance(const std::vector<double>& steps, const std::vector<double>& values) {
-    if (steps.empty()) return NAN;
+std::vector<double> second_half(const std::vector<double>& steps, const std::vector<double>& values) {
     std::vector<double> late;
     for (std::size_t i = 0; i < values.size(); ++i)
         if (steps[i] > steps.back() / 2) late.push_back(values[i]);
-    const double sd = std_of(late);
-    return sd * sd;
+    return late;
+}
+
+// The noise-to-signal ratio at the run's last checkpoint, over the same kGradientNoiseMinibatches
+// training minibatches for every run (drawn from a fixed seed, without dropout: the weights'
+// gradient field, not the training step's randomness).
+double gradient_noise_at_last_checkpoint(const std::string& dir) {
+    train::LoadedRun run = train::load_run(dir, "latest");
+    const auto& examples = run.dataset.train;
+    const int64_t batch_size = std::min<int64_t>(run.config.data.batch_size, static_cast<int64_t>(examples.size()));
+    if (batch_size < 1) return NAN;
+    Rng rng(kGradientNoiseSeed);
+    std::vector<std::vector<int64_t>> minibatches(kGradientNoiseMinibatches);
+    for (auto& indices : minibatches)
+        for (int64_t k = 0; k < batch_size; ++k) indices.push_back(rng.below(static_cast<int64_t>(examples.size())));
+    const auto gradients = minibatch_gradients(run.model->parameters(), kGradientNoiseMinibatches, [&](int64_t b) {
+        const train::Batch batch = train::make_batch(examples, minibatches[static_cast<std::size_t>(b)], run.dataset.is_lm());
+        return cross_entropy(run.model->forward(train::to_model_input(batch)), batch.tgt_out, {train::kPadId, 0.0});
+    });
+    return gradient_noise_to_signal(gradients);
 }
 
 // Matmul FLOPs of one training step on the first training batch, per target token.
@@ -100,13 +135,17 @@ void measure_gradients(train::LoadedRun& run, const CompareConfig& compare, RunM
         Rng rng(11 + static_cast<uint64_t>(e));
         const Matrix kernel = dependency_kernel(*run.model, input, compare.probes, rng);
         if (e < kViewerExamples) m.kernels.push_back(kernel);
-        const auto field = effective_receptive_field(kernel, 0.01);
+        const auto field = effective_receptive_field(kernel, kReceptiveFieldEpsilon);
         for (int64_t size : field) m.receptive_field += static_cast<double>(size) / static_cast<double>(field.size());
         m.input_length += static_cast<double>(kernel.empty() ? 0 : kernel[0].size());
+        const std::optional<Matrix> ideal = run.dataset.is_lm() ? std::nullopt : ideal_kernel(run.dataset.task, run.dataset.test[e]);
+        m.needed_share += ideal ? share_of_needed_positions_used(kernel, *ideal, kReceptiveFieldEpsilon) : NAN;
+        if (ideal && e < kViewerExamples) m.ideal_kernels.push_back(*ideal);
     }
     const double examples = static_cast<double>(std::max<std::size_t>(1, std::min<std::size_t>(compare.examples, run.dataset.test.size())));
     m.receptive_field /= examples;
     m.input_length /= examples;
+    m.needed_share /= examples;
     for (std::size_t d = 0; d < counts.size(); ++d) m.gradient_by_distance[d] = counts[d] ? m.gradient_by_distance[d] / counts[d] : NAN;
 }
 
@@ -120,7 +159,8 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     read_curve(paths.metrics(), "valid_token_accuracy", m.valid_steps, m.valid_accuracies);
     std::vector<double> norm_steps, norms;
     read_curve(paths.metrics(), "grad_norm", norm_steps, norms);
-    m.grad_norm_variance = second_half_variance(norm_steps, norms);
+    m.grad_norm_cv = norms.empty() ? NAN : coefficient_of_variation(second_half(norm_steps, norms));
+    m.gradient_noise = gradient_noise_at_last_checkpoint(dir);
     m.final_train_loss = m.losses.empty() ? NAN : m.losses.back();
     m.tokens_per_second = mean_tokens_per_second(paths.metrics());
     const train::TrainingProgress progress = train::read_progress(paths.latest());
@@ -142,17 +182,21 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
 }  // namespace
 
 std::vector<PlannedRun> plan_runs(const CompareConfig& config, const std::string& runs_dir) {
+    std::vector<int64_t> lengths = {0};   // 0: the comparison's own runs, then the sweep's
+    if (config.length_sweep) lengths.insert(lengths.end(), config.length_sweep->max_lengths.begin(), config.length_sweep->max_lengths.end());
     std::vector<PlannedRun> runs;
-    for (const auto& variant : config.variants)
-        for (int64_t seed : config.seeds) {
-            try {
-                train::RunConfig run = train::read_run_config(variant_config(config, variant, seed), variant.name);
-                train::check_new_run(run);
-                runs.push_back({std::move(run), runs_dir + "/" + variant.name + "-seed" + std::to_string(seed)});
-            } catch (const ConfigError& error) {
-                throw ConfigError("variant \"" + variant.name + "\": " + error.what());
+    for (const int64_t length : lengths)
+        for (const auto& variant : config.variants)
+            for (int64_t seed : config.seeds) {
+                try {
+                    train::RunConfig run = train::read_run_config(variant_config(config, variant, seed, length), variant.name);
+                    train::check_new_run(run);
+                    runs.push_back({std::move(run), runs_dir + "/" + run_name(variant.name, seed, length), variant.name, seed, length});
+                } catch (const ConfigError& error) {
+                    throw ConfigError("variant \"" + variant.name + "\"" +
+                                      (length > 0 ? " at length_sweep max_length " + std::to_string(length) : "") + ": " + error.what());
+                }
             }
-        }
     return runs;
 }
 
@@ -164,24 +208,37 @@ std::vector<std::size_t> runs_of_rank(std::size_t runs, int rank, int ranks) {
 
 std::string train_share(const std::vector<PlannedRun>& runs, int rank, int ranks, bool quiet, const StopRequests& stop) {
     for (const std::size_t i : runs_of_rank(runs.size(), rank, ranks)) {
-        const auto& [run_config, dir] = runs[i];
-        if (stop.requested()) return dir;
+        const PlannedRun& run = runs[i];
+        if (stop.requested()) return run.dir;
         if (!quiet)
-            std::cerr << "==> training " << run_config.name << " in " << dir
+            std::cerr << "==> training " << run.config.name << " in " << run.dir
                       << (ranks > 1 ? " (rank " + std::to_string(rank) + ")" : "") << "\n";
         // One progress display on the terminal: rank 0's.
-        if (train_or_reuse(run_config, dir, quiet || rank != 0)) return dir;
+        if (train_or_reuse(run.config, run.dir, quiet || rank != 0)) return run.dir;
     }
     return "";
 }
 
 std::vector<RunMeasurements> measure_runs(const CompareConfig& config, const std::vector<PlannedRun>& runs) {
     std::vector<RunMeasurements> measured;
-    for (const auto& [run_config, dir] : runs) {
-        const std::string variant = run_config.name.substr(0, run_config.name.rfind("-seed"));
-        measured.push_back(measure(config, variant, static_cast<int64_t>(run_config.seed), dir));
-    }
+    for (const auto& run : runs)
+        if (run.sweep_length == 0) measured.push_back(measure(config, run.variant, run.seed, run.dir));
     return measured;
+}
+
+std::vector<LengthPoint> measure_length_sweep(const std::vector<PlannedRun>& runs) {
+    std::vector<LengthPoint> points;
+    for (const auto& planned : runs) {
+        if (planned.sweep_length == 0) continue;
+        train::LoadedRun run = train::load_run(planned.dir, "best");
+        const auto& test = run.dataset.test;
+        double length = 0;
+        for (const auto& example : test) length += static_cast<double>(example.src.size()) / static_cast<double>(test.size());
+        const train::EvalMetrics metrics =
+            train::evaluate(*run.model, train::evaluation_batches(test, run.config.data.batch_size, run.dataset.is_lm()));
+        points.push_back({planned.variant, planned.seed, planned.sweep_length, length, metrics.token_accuracy});
+    }
+    return points;
 }
 
 }  // namespace tf

@@ -17,6 +17,8 @@ namespace tf {
 
 // The test examples report.html's viewer shows (the first ones, of those the kernels probed).
 constexpr int64_t kViewerExamples = 3;
+// The minibatches whose gradients the noise-to-signal ratio compares; every run draws the same ones.
+constexpr int64_t kGradientNoiseMinibatches = 16;
 
 struct RunMeasurements {
     std::string variant, dir;
@@ -30,19 +32,39 @@ struct RunMeasurements {
     train::TextScores decoded{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(),
                               std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
     std::vector<double> loss_steps, losses, valid_steps, valid_accuracies;
-    double grad_norm_variance = 0; // across the logged steps of the second half of training
+    // Gradient stability, scale-free (analysis/gradient_noise.h): the noise-to-signal ratio of
+    // kGradientNoiseMinibatches training minibatch gradients at the last checkpoint (the same step
+    // for every run of a comparison), and the coefficient of variation of the logged gradient norm
+    // over the second half of training.
+    double gradient_noise = 0, grad_norm_cv = 0;
     // mean ‖∂L_i/∂x_j‖ over test examples at stream distance d = S − j + i (target i, source j; LM: i − j)
     std::vector<double> gradient_by_distance;
     std::vector<Matrix> kernels;   // dependency kernels of the first test examples (up to kViewerExamples)
     double receptive_field = 0;    // mean effective receptive field (positions), ε = 1%
     double input_length = 0;       // mean input positions of the probed examples
+    // The share of the positions the task needs that the kernel reaches (analysis/task_kernel.h),
+    // mean over the probed examples; NaN for a task that needs no fixed positions (an LM).
+    double needed_share = 0;
+    std::vector<Matrix> ideal_kernels;  // the task's ideal kernel beside each of `kernels` (none for an LM)
     std::vector<ViewerExample> views;  // report.html's viewer: attention maps and the kernel, per example
 };
 
-// One run of a comparison: its validated config and its directory, runs_dir/<variant>-seed<k>.
+// One run of a comparison: its validated config and its directory, runs_dir/<variant>-seed<k>,
+// or runs_dir/<variant>-len<L>-seed<k> for a length sweep's run at data.max_length = L.
 struct PlannedRun {
     train::RunConfig config;
     std::string dir;
+    std::string variant;
+    int64_t seed = 0;
+    int64_t sweep_length = 0;   // the length sweep's max_length; 0: the comparison's own run
+};
+
+// One point of the length sweep: a run's test token accuracy at its inputs' mean length.
+struct LengthPoint {
+    std::string variant;
+    int64_t seed = 0, max_length = 0;
+    double input_length = 0;     // mean source length of its test split (an LM: of its sequences)
+    double token_accuracy = 0;
 };
 
 // Every variant and seed's run config, validated, before anything is written or trained: a bad
@@ -58,7 +80,10 @@ std::vector<std::size_t> runs_of_rank(std::size_t runs, int rank, int ranks);
 // started), or "" when the whole share is trained.
 std::string train_share(const std::vector<PlannedRun>& runs, int rank, int ranks, bool quiet, const StopRequests& stop);
 
-// Measures every planned run, all trained, from its directory.
+// Measures every planned run of the comparison itself (not the sweep's), all trained, from its directory.
 std::vector<RunMeasurements> measure_runs(const CompareConfig& config, const std::vector<PlannedRun>& runs);
+
+// The length sweep's points, one per sweep run, all trained: test token accuracy of the best weights.
+std::vector<LengthPoint> measure_length_sweep(const std::vector<PlannedRun>& runs);
 
 }  // namespace tf
