@@ -1,0 +1,162 @@
+// The checks behind `tapeformer theorems`: each one fails on a case built to break it, so none can
+// pass trivially (tests/test_attention_properties.cpp and the other property tests show each holding).
+#include "catch.h"
+#include <cmath>
+
+#include "analysis/attention_theorems.h"
+#include "analysis/attention_twins.h"
+#include "analysis/layer_theorems.h"
+#include "attention_helpers.h"
+#include "autograd/ops.h"
+#include "helpers.h"
+#include "layers/attention/scaled_dot_product.h"
+#include "layers/attention/tiled_attention.h"
+#include "layers/positional.h"
+
+using namespace tf;
+
+namespace {
+
+struct Qkv {
+    Tensor Q, K, V;
+};
+
+// Q (2, 2, T, 3), K (2, 2, S, 3), V (2, 2, S, Dv).
+Qkv random_qkv(int64_t T, int64_t S, uint64_t seed, int64_t Dv = 4) {
+    Rng rng(seed);
+    return {test::random_tensor({2, 2, T, 3}, rng), test::random_tensor({2, 2, S, 3}, rng),
+            test::random_tensor({2, 2, S, Dv}, rng)};
+}
+
+std::shared_ptr<MultiHeadAttention> random_attention(MultiHeadAttentionOptions options, uint64_t seed) {
+    auto layer = test::make_attention(options, seed);
+    test::randomize_parameters(*layer, seed + 1);
+    return layer;
+}
+
+Tensor random_x(int64_t T, uint64_t seed) {
+    Rng rng(seed);
+    return test::random_tensor({2, T, 8}, rng);
+}
+
+}  // namespace
+
+TEST_CASE("the simplex check fails for rows summing to 1.01, unnormalised scores and a negative weight", "[property][theorems]") {
+    const Qkv in = random_qkv(4, 5, 1);
+    const Tensor A = attention_weights(in.Q, in.K, {});
+    CHECK(check_rows_sum_to_one(A).holds);
+    CHECK_FALSE(check_rows_sum_to_one(A * 1.01).holds);
+    CHECK_FALSE(check_rows_sum_to_one(exp(matmul(in.Q, in.K, {.transpose_b = true}))).holds);
+    Tensor negative = A.clone();  // the row still sums to 1
+    negative.set({0, 0, 0, 0}, A.at({0, 0, 0, 0}) - 1), negative.set({0, 0, 0, 1}, A.at({0, 0, 0, 1}) + 1);
+    CHECK_FALSE(check_rows_sum_to_one(negative).holds);
+}
+
+TEST_CASE("the hull check fails for shifted outputs and for unmasked outputs read against the causal hull", "[property][theorems]") {
+    const Qkv in = random_qkv(4, 4, 2);
+    const Tensor O = scaled_dot_product_attention(in.Q, in.K, in.V, {});
+    CHECK(check_outputs_in_value_hull(in.V, O).holds);
+    CHECK_FALSE(check_outputs_in_value_hull(in.V, O + 10.0).holds);
+    // Query 0 of a causal layer sees key 0 alone: its hull is the single point v_0.
+    CHECK_FALSE(check_outputs_in_value_hull(in.V, O, causal_mask(4, 4)).holds);
+}
+
+TEST_CASE("permutation equivariance fails once positions are added, or under a causal mask", "[property][theorems]") {
+    auto mha = random_attention({.d_model = 8, .heads = 2}, 3);
+    const SinusoidalPositionalEncoding positions(16, 8, SinusoidalPositionalEncoding::InputScale::none, DType::f64);
+    const std::vector<int64_t> order = {3, 0, 4, 1, 2};
+    const Tensor x = random_x(5, 4);
+    CHECK(check_permutation_equivariance([&](const Tensor& v) { return (*mha)(v, {}); }, x, order).holds);
+    CHECK_FALSE(check_permutation_equivariance([&](const Tensor& v) { return (*mha)(positions(v), {}); }, x, order).holds);
+    CHECK_FALSE(check_permutation_equivariance([&](const Tensor& v) { return (*mha)(v, {.causal = true}); }, x, order).holds);
+}
+
+TEST_CASE("causal independence fails without the causal mask", "[property][theorems]") {
+    auto mha = random_attention({.d_model = 8, .heads = 2, .kv_heads = 1}, 5);
+    const Tensor x = random_x(6, 6);
+    for (const int64_t t : {0, 2, 4}) {
+        INFO("t = " << t);
+        CHECK(check_causal_independence([&](const Tensor& v) { return (*mha)(v, {.causal = true}); }, x, t).holds);
+        CHECK_FALSE(check_causal_independence([&](const Tensor& v) { return (*mha)(v, {}); }, x, t).holds);
+    }
+}
+
+TEST_CASE("the temperature check fails for weights that ignore τ", "[property][theorems]") {
+    const Qkv in = random_qkv(4, 5, 7);
+    CHECK(check_temperature_limits([&](double tau) { return attention_weights(in.Q, in.K, {}, tau); }).holds);
+    const Tensor fixed = attention_weights(in.Q, in.K, {});
+    CHECK_FALSE(check_temperature_limits([&](double) { return fixed; }).holds);
+}
+
+TEST_CASE("the √d_k variance check fails for entries of variance 4 and for k = q", "[property][theorems]") {
+    Rng rng(8);
+    const Tensor q = test::random_tensor({20000, 32}, rng), k = test::random_tensor({20000, 32}, rng);
+    CHECK(check_dot_product_variance(q, k).holds);
+    CHECK_FALSE(check_dot_product_variance(q * 2.0, k).holds);  // Var(q·k) = 4·d_k
+    CHECK_FALSE(check_dot_product_variance(q, q).holds);        // q·q = Σ q_d²: mean d_k, variance 2·d_k
+}
+
+TEST_CASE("the rotation check fails for a learned position table", "[property][theorems]") {
+    Rng rng(9);
+    const SinusoidalPositionalEncoding sinusoidal(64, 8, SinusoidalPositionalEncoding::InputScale::none, DType::f64);
+    const LearnedPositionalEncoding learned(64, 8, InitScheme{}, rng, DType::f64);
+    CHECK(check_sinusoidal_rotation(sinusoidal.table()).holds);
+    CHECK_FALSE(check_sinusoidal_rotation(learned.weight()).holds);
+}
+
+TEST_CASE("the parameter count is 4C² + 4C for MHA, and the check fails against another layer's count", "[property][theorems]") {
+    const auto mha = test::make_attention({.d_model = 12, .heads = 3});
+    const auto gqa = test::make_attention({.d_model = 12, .heads = 3, .kv_heads = 1});
+    const auto unbiased = test::make_attention({.d_model = 12, .heads = 3, .bias = Bias::none});
+    CHECK(mha->parameter_count() == 4 * 12 * 12 + 4 * 12);
+    for (const auto& layer : {mha, gqa, unbiased}) CHECK(check_parameter_count(layer->options(), layer->parameter_count()).holds);
+    CHECK_FALSE(check_parameter_count(gqa->options(), mha->parameter_count()).holds);
+    CHECK_FALSE(check_parameter_count(mha->options(), unbiased->parameter_count()).holds);
+}
+
+TEST_CASE("GQA = MHA with repeated K/V heads, and the check fails once one weight of the MHA is perturbed", "[property][theorems]") {
+    auto grouped = random_attention({.d_model = 8, .heads = 4, .kv_heads = 2}, 10);
+    auto full = mha_repeating_kv_heads(*grouped);
+    const Tensor x = random_x(5, 11);
+    CHECK(check_gqa_equals_mha(*grouped, *full, x).holds);
+    Tensor weight = full->state_dict().at("k_proj.weight");
+    weight.set({3, 1}, weight.at({3, 1}) + 0.5);
+    CHECK_FALSE(check_gqa_equals_mha(*grouped, *full, x).holds);
+}
+
+TEST_CASE("a window one key short of covering T positions is not full attention", "[property][theorems]") {
+    auto full = random_attention({.d_model = 8, .heads = 2}, 12);
+    const int64_t T = 5;
+    const Tensor x = random_x(T, 13);
+    for (const bool causal : {true, false}) {
+        INFO("causal " << causal);
+        CHECK(check_window_equals_full(*full, x, covering_window(T, causal), causal).holds);
+        CHECK(check_window_equals_full(*full, x, covering_window(T, causal) + 3, causal).holds);
+        CHECK_FALSE(check_window_equals_full(*full, x, covering_window(T, causal) - 1, causal).holds);
+    }
+}
+
+TEST_CASE("the tiled check fails when the tiled side is causal and the composed side is not", "[property][theorems]") {
+    const Qkv in = random_qkv(7, 7, 14, /*Dv=*/3);  // the tiled kernel takes V as wide as K
+    const auto with = [](bool causal) {
+        return [causal](const Tensor& Q, const Tensor& K, const Tensor& V) {
+            return tiled_attention(Q, K, V, {.causal = causal, .query_tile = 3, .key_tile = 2});
+        };
+    };
+    const AttentionFn composed = [](const Tensor& Q, const Tensor& K, const Tensor& V) { return composed_attention(Q, K, V); };
+    CHECK(check_tiled_matches_composed(with(false), composed, in.Q, in.K, in.V).holds);
+    CHECK_FALSE(check_tiled_matches_composed(with(true), composed, in.Q, in.K, in.V).holds);
+}
+
+TEST_CASE("the analytic-backward check fails for a masked attention or another temperature", "[property][theorems]") {
+    const Qkv in = random_qkv(4, 4, 15);
+    const double tau = std::sqrt(3.0);
+    const auto attention = [](AttentionMask mask, double temperature) {
+        return [mask, temperature](const Tensor& Q, const Tensor& K, const Tensor& V) {
+            return scaled_dot_product_attention(Q, K, V, mask, temperature);
+        };
+    };
+    CHECK(check_analytic_backward(attention({}, tau), in.Q, in.K, in.V, tau).holds);
+    CHECK_FALSE(check_analytic_backward(attention({.causal = true}, tau), in.Q, in.K, in.V, tau).holds);
+    CHECK_FALSE(check_analytic_backward(attention({}, 2 * tau), in.Q, in.K, in.V, tau).holds);
+}
