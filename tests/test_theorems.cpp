@@ -1,11 +1,15 @@
 // The checks behind `tapeformer theorems`: each one fails on a case built to break it, so none can
-// pass trivially (tests/test_attention_properties.cpp and the other property tests show each holding).
+// pass trivially (tests/test_attention_properties.cpp and the other property tests show each holding),
+// and the PSD counterexample holds up when recomputed from the stored weights.
 #include "catch.h"
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/attention_theorems.h"
 #include "analysis/attention_twins.h"
 #include "analysis/layer_theorems.h"
+#include "analysis/query_key_form.h"
+#include "analysis/symmetric_eigen.h"
 #include "attention_helpers.h"
 #include "autograd/ops.h"
 #include "helpers.h"
@@ -159,4 +163,52 @@ TEST_CASE("the analytic-backward check fails for a masked attention or another t
     CHECK(check_analytic_backward(attention({}, tau), in.Q, in.K, in.V, tau).holds);
     CHECK_FALSE(check_analytic_backward(attention({.causal = true}, tau), in.Q, in.K, in.V, tau).holds);
     CHECK_FALSE(check_analytic_backward(attention({}, 2 * tau), in.Q, in.K, in.V, tau).holds);
+}
+
+TEST_CASE("the PSD counterexample is genuine: xᵀ·W_qᵀ·W_k·x < 0 recomputed from the stored weights", "[property][theorems]") {
+    auto layer = random_attention({.d_model = 8, .heads = 2}, 16);
+    const QueryKeyForm form = most_negative_query_key_form(*layer);
+    const int64_t C = 8, D = 4, h = form.head;
+    const auto state = layer->state_dict();
+    const Tensor W_q = state.at("q_proj.weight"), W_k = state.at("k_proj.weight");   // (C, C), rows = outputs
+    double score = 0, norm = 0;  // (W_q,h·x)·(W_k,h·x): head h's query of x against its key of x
+    for (int64_t r = 0; r < D; ++r) {
+        double q = 0, k = 0;
+        for (int64_t c = 0; c < C; ++c) q += W_q.at({h * D + r, c}) * form.x[c], k += W_k.at({h * D + r, c}) * form.x[c];
+        score += q * k;
+    }
+    for (const double value : form.x) norm += value * value;
+    CHECK(norm == Approx(1.0).epsilon(1e-12));
+    CHECK(score < 0);
+    CHECK(score == Approx(form.quadratic_form).epsilon(1e-10));
+    CHECK(score == Approx(form.smallest_eigenvalue).epsilon(1e-10));
+    CHECK_FALSE(check_query_key_psd(*layer).holds);
+}
+
+TEST_CASE("the PSD check holds when W_K = W_Q, where the claim is true", "[property][theorems]") {
+    auto layer = random_attention({.d_model = 8, .heads = 2}, 17);
+    auto state = layer->state_dict();
+    state["k_proj.weight"] = state.at("q_proj.weight").clone();
+    layer->load_state_dict(state);
+    const Measured measured = check_query_key_psd(*layer);
+    INFO(measured.numbers);
+    CHECK(measured.holds);
+}
+
+TEST_CASE("Jacobi eigenpairs: a matrix with known eigenvalues, and A·v = λ·v for a random one", "[unit][theorems]") {
+    const SymmetricEigen known = symmetric_eigen({2, 1, 0, 1, 2, 0, 0, 0, -1}, 3);
+    test::require_values(Tensor::from_data(known.values, {3}, DType::f64), {-1, 1, 3});
+    Rng rng(18);
+    const int64_t n = 7;
+    std::vector<double> A(n * n);
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j) A[i * n + j] = A[j * n + i] = rng.normal();
+    const SymmetricEigen eigen = symmetric_eigen(A, n);
+    for (std::size_t e = 0; e < eigen.values.size(); ++e)
+        for (int64_t i = 0; i < n; ++i) {
+            double Av = 0;
+            for (int64_t j = 0; j < n; ++j) Av += A[i * n + j] * eigen.vectors[e][j];
+            CHECK(Av == Approx(eigen.values[e] * eigen.vectors[e][i]).margin(1e-12));
+        }
+    CHECK(std::is_sorted(eigen.values.begin(), eigen.values.end()));
 }
