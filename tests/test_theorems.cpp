@@ -1,23 +1,36 @@
-// The checks behind `tapeformer theorems`: each one fails on a case built to break it, so none can
-// pass trivially (tests/test_attention_properties.cpp and the other property tests show each holding),
-// and the PSD counterexample holds up when recomputed from the stored weights.
+// `tapeformer theorems` and its checks: every statement comes out as expected on random weights;
+// each check fails on a case built to break it, so none can pass trivially; the PSD counterexample
+// holds up when recomputed from the stored weights; every docs/math/ reference names an existing
+// section; and the command's lines on a tiny trained run, in process and through the binary.
 #include "catch.h"
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "analysis/attention_theorems.h"
 #include "analysis/attention_twins.h"
 #include "analysis/layer_theorems.h"
 #include "analysis/query_key_form.h"
 #include "analysis/symmetric_eigen.h"
+#include "analysis/theorems.h"
 #include "attention_helpers.h"
 #include "autograd/ops.h"
 #include "helpers.h"
 #include "layers/attention/scaled_dot_product.h"
 #include "layers/attention/tiled_attention.h"
 #include "layers/positional.h"
+#include "run_helpers.h"
+#include "train/run_dir.h"
+#include "train/run_loader.h"
+#include "train/trainer.h"
+#include "util/files.h"
 
 using namespace tf;
+using Catch::Contains;
+using test::TempDir;
 
 namespace {
 
@@ -43,7 +56,63 @@ Tensor random_x(int64_t T, uint64_t seed) {
     return test::random_tensor({2, T, 8}, rng);
 }
 
+// A tiny copy-task transformer config: 3 steps, width 8, 2 heads.
+config::Json tiny_run_config() {
+    return {{"name", "theorems"}, {"seed", 1}, {"threads", 1},
+            {"model", {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1}, {"decoder_layers", 1},
+                       {"ffn_hidden", 16}, {"max_length", 16}}},
+            {"data", {{"source", "synthetic"}, {"task", "copy"}, {"num_symbols", 5}, {"min_length", 2}, {"max_length", 5},
+                      {"train_size", 32}, {"valid_size", 8}, {"test_size", 8}, {"batch_size", 8}}},
+            {"optimizer", {{"name", "adam"}, {"lr", 0.01}}},
+            {"train", {{"max_steps", 3}, {"log_every", 1}, {"eval_every", 0}}}};
+}
+
+// GitHub's anchor of a Markdown heading ("## 2. Tiled attention, backward" → "2-tiled-attention-backward"):
+// lowercase, spaces to '-', punctuation dropped. Exact for ASCII headings, which every one we cite is.
+std::string anchor_of(const std::string& heading) {
+    std::string anchor;
+    for (const char c : heading.substr(heading.find_first_not_of('#'))) {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') anchor += static_cast<char>(std::tolower(c));
+        if (c == ' ') anchor += '-';
+    }
+    return anchor.substr(anchor.find_first_not_of('-'));
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
 }  // namespace
+
+TEST_CASE("every statement comes out as expected on random weights, for several seeds", "[property][theorems]") {
+    for (const uint64_t seed : {1, 2, 3}) {
+        const std::vector<TheoremCheck> checks = run_theorems({.seed = seed});
+        REQUIRE(checks.size() == 13);
+        for (const TheoremCheck& check : checks) {
+            INFO("seed " << seed << ": " << check.statement << " | " << check.measured);
+            CHECK(check.as_expected());
+        }
+        CHECK_FALSE(checks.back().holds);
+        CHECK_THAT(checks.back().measured, Contains("the claim is false in general: counterexample"));
+    }
+}
+
+TEST_CASE("every docs/math reference names a file and a section heading that exist", "[unit][theorems]") {
+    for (const TheoremCheck& check : run_theorems({})) {
+        INFO(check.math_ref);
+        const std::size_t hash = check.math_ref.find('#');
+        REQUIRE(hash != std::string::npos);
+        std::ifstream file(std::string(TF_SOURCE_DIR) + "/" + check.math_ref.substr(0, hash));
+        REQUIRE(file.good());
+        bool found = false;
+        for (std::string line; std::getline(file, line);)
+            found = found || (line.starts_with("#") && anchor_of(line) == check.math_ref.substr(hash + 1));
+        CHECK(found);
+    }
+}
 
 TEST_CASE("the simplex check fails for rows summing to 1.01, unnormalised scores and a negative weight", "[property][theorems]") {
     const Qkv in = random_qkv(4, 5, 1);
@@ -211,4 +280,68 @@ TEST_CASE("Jacobi eigenpairs: a matrix with known eigenvalues, and A·v = λ·v 
             CHECK(Av == Approx(eigen.values[e] * eigen.vectors[e][i]).margin(1e-12));
         }
     CHECK(std::is_sorted(eigen.values.begin(), eigen.values.end()));
+}
+
+TEST_CASE("on a tiny trained run the weight statements are measured on its first attention too", "[integration][theorems]") {
+    TempDir dir;
+    const train::RunConfig config = train::read_run_config(tiny_run_config(), "theorems");
+    train::train(config, {.run_dir = dir.path(), .quiet = true});
+    const train::LoadedRun run = train::load_run(dir.path(), "best");
+    const std::vector<TheoremCheck> checks = run_theorems({.trained = run.model.get()});
+    REQUIRE(checks.size() == 13);
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        INFO(i + 1 << ". " << checks[i].statement << " | " << checks[i].measured);
+        CHECK(checks[i].as_expected());
+        const bool about_weights = i != 5 && i != 6;  // the √d_k Monte Carlo and the position table are not
+        CHECK((checks[i].measured.find("trained encoder.layers.0.self_attn: ") != std::string::npos) == about_weights);
+    }
+}
+
+TEST_CASE("a model with no multi-head attention is said so on the weight statements' lines", "[unit][theorems]") {
+    Rng rng(19);
+    const Linear no_attention(4, 4, Bias::learned, InitScheme{}, rng);
+    const std::vector<TheoremCheck> checks = run_theorems({.trained = &no_attention});
+    for (const TheoremCheck& check : checks) CHECK(check.as_expected());
+    CHECK_THAT(checks[0].measured, Contains("trained: not checked, the run has no multi_head_attention layer"));
+    CHECK_THAT(checks[5].measured, !Contains("not checked"));
+}
+
+TEST_CASE("tapeformer theorems prints 13 lines and exits 0, also as JSON and on a trained run", "[integration][theorems]") {
+    const test::CliResult plain = test::run_cli({"theorems"});
+    INFO(plain.out << plain.err);
+    REQUIRE(plain.exit_code == 0);
+    const std::vector<std::string> lines = lines_of(plain.out);
+    REQUIRE(lines.size() == 13);
+    for (const std::string& line : lines) CHECK_THAT(line, Contains("(expected: ") && Contains("| docs/math/"));
+    CHECK_THAT(lines[12], Contains("13. fails (expected: fails)") && Contains("the claim is false in general: counterexample"));
+
+    TempDir dir;
+    test::write_text(dir / "config.json", tiny_run_config().dump());
+    REQUIRE(test::run_cli({"train", dir / "config.json", "--run-dir", dir / "run", "--quiet"}).exit_code == 0);
+    const test::CliResult json = test::run_cli({"theorems", "--run", dir / "run", "--json", "--seed", "4"});
+    INFO(json.out << json.err);
+    REQUIRE(json.exit_code == 0);
+    REQUIRE(lines_of(json.out).size() == 13);
+    for (const std::string& line : lines_of(json.out)) {
+        const nlohmann::json check = nlohmann::json::parse(line);
+        CHECK(check.at("as_expected") == true);
+        CHECK(check.at("math_ref").get<std::string>().starts_with("docs/math/"));
+    }
+    CHECK_THAT(json.out, Contains("trained encoder.layers.0.self_attn: "));
+}
+
+TEST_CASE("tapeformer theorems on a missing run or a broken checkpoint exits 2 naming it", "[integration][theorems]") {
+    TempDir dir;
+    const test::CliResult missing = test::run_cli({"theorems", "--run", dir / "nowhere"});
+    CHECK(missing.exit_code == 2);
+    CHECK_THAT(missing.err, Contains(dir / "nowhere") && Contains("not a run directory"));
+    test::write_text(dir / "config.json", tiny_run_config().dump());
+    REQUIRE(test::run_cli({"train", dir / "config.json", "--run-dir", dir / "run", "--quiet"}).exit_code == 0);
+    const train::RunDirectory run(dir / "run");
+    for (const std::string& checkpoint : {run.best(), run.latest()})
+        if (file_exists(checkpoint)) test::write_text(checkpoint, "not a checkpoint");
+    const test::CliResult broken = test::run_cli({"theorems", "--run", dir / "run"});
+    INFO(broken.err);
+    CHECK(broken.exit_code == 2);
+    CHECK_THAT(broken.err, Contains(".safetensors"));
 }
