@@ -15,5 +15,6 @@ void add_compare_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);  // throughput vs the PyTorch workloads
 void add_tape_command(CLI::App& app, int& exit_code);   // one training step's tape, drawn
 void add_export_command(CLI::App& app, int& exit_code); // a trained run as a PyTorch model
+void add_theorems_command(CLI::App& app, int& exit_code);  // the statements of attention theory, checked
 
 }  // namespace tf::cli

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     tf::cli::add_bench_command(app, exit_code);
     tf::cli::add_tape_command(app, exit_code);
     tf::cli::add_export_command(app, exit_code);
+    tf::cli::add_theorems_command(app, exit_code);
     app.parse_complete_callback([&] {
         if (threads > 0) tf::kernels::set_num_threads(threads);
         require_one_process_unless_shared(app);
