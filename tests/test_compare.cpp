@@ -235,7 +235,7 @@ TEST_CASE("a length sweep needs two or more increasing lengths", "[unit]") {
     REQUIRE_THROWS_AS(load_compare_config(path, {}), ConfigError);
 }
 
-TEST_CASE("the shipped comparisons load; the poetry one has 3 seeds, enough for an interval", "[unit]") {
+TEST_CASE("the shipped comparisons load, and the poetry one has 3 seeds, enough for an interval", "[unit]") {
     const std::string configs = std::string(TF_SOURCE_DIR) + "/configs/";
     for (const char* name : {"compare_poetry", "compare_recall", "compare_length_sweep"}) {
         INFO(name);

@@ -24,7 +24,7 @@ TEST_CASE("an error that does not grow with length has τ = ∞", "[unit][length
     CHECK(std::isinf(fit_error_growth({5, 10, 20}, {0.5, 0.7, 0.9}).tau));   // it shrinks
 }
 
-TEST_CASE("perfect points are left out; two points fit exactly and have no R²", "[unit][length_sweep]") {
+TEST_CASE("perfect points are left out, and two points fit exactly and have no R²", "[unit][length_sweep]") {
     const ErrorGrowthFit fit = fit_error_growth({4, 8, 16}, {1.0, 1 - 0.1, 1 - 0.1 * std::exp(8.0 / 4)});
     CHECK(fit.points == 2);
     CHECK(fit.tau == Approx(4));
