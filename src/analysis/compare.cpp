@@ -159,7 +159,10 @@ void write_predictions(Report& report, const std::vector<Prediction>& prediction
     report.paragraph("Each prediction is measured once per seed; the table gives the mean and its 95 % interval over seeds "
                      "(Student's t; ratios on a log scale). A verdict is \"held\" when the whole interval lies in the "
                      "predicted range, \"not held\" when it lies wholly outside, and \"undecided\" when it straddles a "
-                     "boundary — more seeds would be needed to say. docs/experiments.md explains each measure.");
+                     "boundary — more seeds would be needed to say. The gradient verdict uses the noise-to-signal ratio, "
+                     "taken at the same step on the same minibatches for both models; the gradient norm's coefficient of "
+                     "variation along training is shown beside it but not judged, since it also moves with the "
+                     "learning-rate schedule and with how fast each loss falls. docs/experiments.md explains each measure.");
     std::vector<std::vector<std::string>> rows;
     for (const auto& p : predictions) rows.push_back({p.claim, p.measured, p.verdict_text});
     report.table({"prediction", "measured: mean [95 % interval]", "verdict"}, rows);
