@@ -134,11 +134,12 @@ std::vector<Prediction> check_predictions(const PredictionVariants& pair, const 
                             interval_text(field, "%.1f") + " positions: " + base + "'s effective receptive field, of " +
                                 format_number(length, 3) + " input positions on average",
                             field, 10, 40);
-    // A field as long as the input itself says nothing about a limit the inputs never reach, in
-    // either direction: 5 of 5 positions is not "below 10".
-    if (length <= 40 && field.seeds > 0 && field.low >= 0.9 * length) {
+    // A limit shows only where the interval rules out reading the whole input: on inputs no longer
+    // than the range's top, a field that may be the whole input (24 of 25 positions, or 5 of 5) says
+    // nothing about "about 20 tokens", in either direction.
+    if (length <= 40 && field.seeds > 1 && field.high >= 0.9 * length) {
         rnn.verdict = Verdict::undecided;
-        rnn.verdict_text = "undecided (it reads its whole input: inputs of " + format_number(length, 3) +
+        rnn.verdict_text = "undecided (its field may be the whole input: inputs of " + format_number(length, 3) +
                            " positions cannot show a 10–40 limit; run the length sweep)";
     }
     predictions.push_back(rnn);
