@@ -36,6 +36,10 @@ struct CliResult {
 };
 CliResult run_cli(const std::vector<std::string>& args);
 
+// A 3-step copy-task transformer (width 8, 2 heads) trained through the CLI in dir/run, from
+// dir/config.json; returns the run directory. Saved at step 3 (latest and best).
+std::string train_tiny_transformer_run(const TempDir& dir);
+
 // The same, started in the background with stdout and stderr going to files; wait_for_exit reaps it.
 pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path);
 int wait_for_exit(pid_t child);

@@ -24,22 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A 3-step copy-task run with 2 heads, saved at step 3 (latest and best).
-std::string train_tiny_run(const TempDir& dir) {
-    const Json config = {
-        {"name", "ckpt"}, {"seed", 1}, {"threads", 1},
-        {"model", {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1}, {"decoder_layers", 1},
-                   {"ffn_hidden", 16}, {"max_length", 16}}},
-        {"data", {{"source", "synthetic"}, {"task", "copy"}, {"num_symbols", 5}, {"min_length", 2}, {"max_length", 5},
-                  {"train_size", 32}, {"valid_size", 8}, {"test_size", 8}, {"batch_size", 8}}},
-        {"optimizer", {{"name", "adam"}, {"lr", 0.01}}},
-        {"train", {{"max_steps", 3}, {"log_every", 1}, {"eval_every", 0}}}};
-    tf::test::write_text(dir / "config.json", config.dump());
-    const std::string run = dir / "run";
-    REQUIRE(run_cli({"train", dir / "config.json", "--run-dir", run, "--quiet"}).exit_code == 0);
-    return run;
-}
-
 // Every file under `root` with its bytes: what a refused command must leave as it was.
 std::map<std::string, std::string> snapshot(const std::string& root) {
     std::map<std::string, std::string> files;
@@ -76,7 +60,7 @@ std::vector<std::string> resume(const std::string& run, std::vector<std::string>
 TEST_CASE("metadata save_checkpoint never writes: eval and resume exit 2 naming the file and key, the run untouched",
           "[integration]") {
     TempDir dir;
-    const std::string run = train_tiny_run(dir);
+    const std::string run = tf::test::train_tiny_transformer_run(dir);
     const std::string latest = run + "/checkpoints/step-3.safetensors";
     const std::string saved = tf::test::read_text(latest);
     const std::vector<std::pair<std::string, std::string>> cases = {
@@ -96,7 +80,7 @@ TEST_CASE("metadata save_checkpoint never writes: eval and resume exit 2 naming 
 
 TEST_CASE("a NaN or infinity in a weight or optimizer tensor is refused at load, naming the tensor", "[integration]") {
     TempDir dir;
-    const std::string run = train_tiny_run(dir);
+    const std::string run = tf::test::train_tiny_transformer_run(dir);
     const std::string latest = run + "/checkpoints/step-3.safetensors";
     const std::string saved = tf::test::read_text(latest);
     const auto poison = [&](const std::string& prefix, double value) {
@@ -131,7 +115,7 @@ TEST_CASE("a NaN or infinity in a weight or optimizer tensor is refused at load,
 TEST_CASE("a resume that changes the model, data or optimizer exits 2 naming the key, budget keys may change",
           "[integration]") {
     TempDir dir;
-    const std::string run = train_tiny_run(dir);
+    const std::string run = tf::test::train_tiny_transformer_run(dir);
     const std::string latest = run + "/checkpoints/step-3.safetensors";
     require_refused(run, resume(run, {"model.heads=4"}), {latest, "model.heads was 2", "is 4", "Resuming a run"});
     require_refused(run, resume(run, {"data.num_symbols=4"}), {"data.num_symbols was 5"});
@@ -156,7 +140,7 @@ TEST_CASE("a resume that changes the model, data or optimizer exits 2 naming the
 TEST_CASE("train into a run, a changed vocabulary on --resume and a file as --run-dir exit 2 naming the path",
           "[integration]") {
     TempDir dir;
-    const std::string run = train_tiny_run(dir);
+    const std::string run = tf::test::train_tiny_transformer_run(dir);
     require_refused(run, {"train", dir / "config.json", "--run-dir", run, "--quiet"},
                     {"--run-dir " + run, "already holds a run", "--resume"});
     SECTION("a vocabulary that no longer matches the data") {
@@ -178,7 +162,7 @@ TEST_CASE("train into a run, a changed vocabulary on --resume and a file as --ru
 
 TEST_CASE("a later train removes the temporaries of a save cut by kill -9, never a live process's", "[integration]") {
     TempDir dir;
-    const std::string run = train_tiny_run(dir);
+    const std::string run = tf::test::train_tiny_transformer_run(dir);
     const pid_t dead = ::fork();   // a process that has surely exited: reaped below
     REQUIRE(dead >= 0);
     if (dead == 0) ::_exit(0);

@@ -25,7 +25,6 @@
 #include "run_helpers.h"
 #include "train/run_dir.h"
 #include "train/run_loader.h"
-#include "train/trainer.h"
 #include "util/files.h"
 
 using namespace tf;
@@ -54,17 +53,6 @@ std::shared_ptr<MultiHeadAttention> random_attention(MultiHeadAttentionOptions o
 Tensor random_x(int64_t T, uint64_t seed) {
     Rng rng(seed);
     return test::random_tensor({2, T, 8}, rng);
-}
-
-// A tiny copy-task transformer config: 3 steps, width 8, 2 heads.
-config::Json tiny_run_config() {
-    return {{"name", "theorems"}, {"seed", 1}, {"threads", 1},
-            {"model", {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1}, {"decoder_layers", 1},
-                       {"ffn_hidden", 16}, {"max_length", 16}}},
-            {"data", {{"source", "synthetic"}, {"task", "copy"}, {"num_symbols", 5}, {"min_length", 2}, {"max_length", 5},
-                      {"train_size", 32}, {"valid_size", 8}, {"test_size", 8}, {"batch_size", 8}}},
-            {"optimizer", {{"name", "adam"}, {"lr", 0.01}}},
-            {"train", {{"max_steps", 3}, {"log_every", 1}, {"eval_every", 0}}}};
 }
 
 // GitHub's anchor of a Markdown heading ("## 2. Tiled attention, backward" → "2-tiled-attention-backward"):
@@ -284,9 +272,7 @@ TEST_CASE("Jacobi eigenpairs: a matrix with known eigenvalues, and A·v = λ·v 
 
 TEST_CASE("on a tiny trained run the weight statements are measured on its first attention too", "[integration][theorems]") {
     TempDir dir;
-    const train::RunConfig config = train::read_run_config(tiny_run_config(), "theorems");
-    train::train(config, {.run_dir = dir.path(), .quiet = true});
-    const train::LoadedRun run = train::load_run(dir.path(), "best");
+    const train::LoadedRun run = train::load_run(test::train_tiny_transformer_run(dir), "best");
     const std::vector<TheoremCheck> checks = run_theorems({.trained = run.model.get()});
     REQUIRE(checks.size() == 13);
     for (std::size_t i = 0; i < checks.size(); ++i) {
@@ -316,9 +302,7 @@ TEST_CASE("tapeformer theorems prints 13 lines and exits 0, also as JSON and on 
     CHECK_THAT(lines[12], Contains("13. fails (expected: fails)") && Contains("the claim is false in general: counterexample"));
 
     TempDir dir;
-    test::write_text(dir / "config.json", tiny_run_config().dump());
-    REQUIRE(test::run_cli({"train", dir / "config.json", "--run-dir", dir / "run", "--quiet"}).exit_code == 0);
-    const test::CliResult json = test::run_cli({"theorems", "--run", dir / "run", "--json", "--seed", "4"});
+    const test::CliResult json = test::run_cli({"theorems", "--run", test::train_tiny_transformer_run(dir), "--json", "--seed", "4"});
     INFO(json.out << json.err);
     REQUIRE(json.exit_code == 0);
     REQUIRE(lines_of(json.out).size() == 13);
@@ -335,9 +319,7 @@ TEST_CASE("tapeformer theorems on a missing run or a broken checkpoint exits 2 n
     const test::CliResult missing = test::run_cli({"theorems", "--run", dir / "nowhere"});
     CHECK(missing.exit_code == 2);
     CHECK_THAT(missing.err, Contains(dir / "nowhere") && Contains("not a run directory"));
-    test::write_text(dir / "config.json", tiny_run_config().dump());
-    REQUIRE(test::run_cli({"train", dir / "config.json", "--run-dir", dir / "run", "--quiet"}).exit_code == 0);
-    const train::RunDirectory run(dir / "run");
+    const train::RunDirectory run(test::train_tiny_transformer_run(dir));
     for (const std::string& checkpoint : {run.best(), run.latest()})
         if (file_exists(checkpoint)) test::write_text(checkpoint, "not a checkpoint");
     const test::CliResult broken = test::run_cli({"theorems", "--run", dir / "run"});
