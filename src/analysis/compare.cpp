@@ -8,6 +8,7 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include <nlohmann/json.hpp>
@@ -300,26 +301,38 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
     report.viewer(views);
 }
 
-// A variant's sweep curve: for each max length, the mean over seeds of the input length and of
-// the test token accuracy.
-struct SweepCurve {
+// A variant's sweep: for each max length, the mean over seeds of the input length and of the test
+// token accuracy; and for a recurrent variant, its fitted error growth.
+struct VariantSweep {
+    std::string variant;
     std::vector<double> input_lengths, accuracies;
+    std::optional<ErrorGrowthFit> fit;
 };
 
-SweepCurve sweep_curve(const LengthSweep& sweep, const std::vector<LengthPoint>& points, const std::string& variant) {
-    SweepCurve curve;
-    for (const int64_t max_length : sweep.max_lengths) {
-        std::vector<double> lengths, accuracies;
-        for (const auto& p : points)
-            if (p.variant == variant && p.max_length == max_length) lengths.push_back(p.input_length), accuracies.push_back(p.token_accuracy);
-        curve.input_lengths.push_back(mean_of(lengths));
-        curve.accuracies.push_back(mean_of(accuracies));
-    }
-    return curve;
-}
+struct SweepSummary {
+    std::vector<LengthPoint> points;     // one per sweep run
+    std::vector<VariantSweep> variants;  // in the config's order
+};
 
 bool is_recurrent(const CompareVariant& variant) {
     return variant.model.contains("type") && variant.model["type"] == "rnn_seq2seq";
+}
+
+SweepSummary summarize_sweep(const CompareConfig& config, std::vector<LengthPoint> points) {
+    SweepSummary summary{std::move(points), {}};
+    for (const auto& variant : config.variants) {
+        VariantSweep& curve = summary.variants.emplace_back(VariantSweep{variant.name, {}, {}, std::nullopt});
+        for (const int64_t max_length : config.length_sweep->max_lengths) {
+            std::vector<double> lengths, accuracies;
+            for (const auto& p : summary.points)
+                if (p.variant == variant.name && p.max_length == max_length)
+                    lengths.push_back(p.input_length), accuracies.push_back(p.token_accuracy);
+            curve.input_lengths.push_back(mean_of(lengths));
+            curve.accuracies.push_back(mean_of(accuracies));
+        }
+        if (is_recurrent(variant)) curve.fit = fit_error_growth(curve.input_lengths, curve.accuracies);
+    }
+    return summary;
 }
 
 std::string tau_text(double tau) {
@@ -328,10 +341,10 @@ std::string tau_text(double tau) {
     return format_number(tau, 3);
 }
 
-void write_length_sweep(Report& report, const CompareConfig& config, const std::vector<LengthPoint>& points) {
-    const LengthSweep& sweep = *config.length_sweep;
+void write_length_sweep(Report& report, const CompareConfig& config, const SweepSummary& sweep) {
     report.heading(2, "Length sweep");
-    report.paragraph("Every variant trained again, same budget, at each maximum input length " + nlohmann::json(sweep.max_lengths).dump() +
+    report.paragraph("Every variant trained again, same budget, at each maximum input length " +
+                     nlohmann::json(config.length_sweep->max_lengths).dump() +
                      " (data.max_length), and tested; the x axis is the mean input length of each test split. A recurrent "
                      "model carries its whole input through one state, so its error should grow with length; the fit "
                      "error(n) = e₀·exp(n/τ) (least squares of log(1 − token accuracy) on n) gives its decay constant τ: "
@@ -339,12 +352,11 @@ void write_length_sweep(Report& report, const CompareConfig& config, const std::
     svg::LinePlot plot{"Test token accuracy by input length", "mean input length (positions)", "test token accuracy (mean over seeds)",
                        {}, false};
     std::vector<std::vector<std::string>> rows;
-    for (const auto& variant : config.variants) {
-        const SweepCurve curve = sweep_curve(sweep, points, variant.name);
-        plot.series.push_back({variant.name, curve.input_lengths, curve.accuracies});
-        if (!is_recurrent(variant)) continue;
-        const ErrorGrowthFit fit = fit_error_growth(curve.input_lengths, curve.accuracies);
-        rows.push_back({variant.name, tau_text(fit.tau), format_number(fit.error_at_zero, 3),
+    for (const VariantSweep& curve : sweep.variants) {
+        plot.series.push_back({curve.variant, curve.input_lengths, curve.accuracies});
+        if (!curve.fit) continue;
+        const ErrorGrowthFit& fit = *curve.fit;
+        rows.push_back({curve.variant, tau_text(fit.tau), format_number(fit.error_at_zero, 3),
                         std::isnan(fit.r_squared) ? "–" : format_number(fit.r_squared, 3), std::to_string(fit.points)});
     }
     report.plot("length_sweep", plot);
@@ -353,22 +365,21 @@ void write_length_sweep(Report& report, const CompareConfig& config, const std::
 }
 
 void write_json(const std::string& out, const CompareConfig& config, const Runs& runs, const std::vector<Prediction>& predictions,
-                const std::vector<LengthPoint>& sweep_points) {
+                const std::optional<SweepSummary>& sweep_summary) {
     nlohmann::json result = {{"name", config.name}, {"seeds", config.seeds}, {"variants", nlohmann::json::array()},
                              {"predictions", nlohmann::json::array()}};
     const auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    if (config.length_sweep) {
+    if (sweep_summary) {
         nlohmann::json sweep = {{"max_lengths", config.length_sweep->max_lengths}, {"points", nlohmann::json::array()},
                                 {"fits", nlohmann::json::array()}};
-        for (const auto& p : sweep_points)
+        for (const auto& p : sweep_summary->points)
             sweep["points"].push_back({{"variant", p.variant}, {"seed", p.seed}, {"max_length", p.max_length},
                                        {"input_length", p.input_length}, {"test_token_accuracy", finite(p.token_accuracy)}});
-        for (const auto& variant : config.variants) {
-            if (!is_recurrent(variant)) continue;
-            const SweepCurve curve = sweep_curve(*config.length_sweep, sweep_points, variant.name);
-            const ErrorGrowthFit fit = fit_error_growth(curve.input_lengths, curve.accuracies);
+        for (const VariantSweep& curve : sweep_summary->variants) {
+            if (!curve.fit) continue;
+            const ErrorGrowthFit& fit = *curve.fit;
             // τ = ∞ (no growth) is written as the string "inf": JSON has no infinity
-            sweep["fits"].push_back({{"variant", variant.name},
+            sweep["fits"].push_back({{"variant", curve.variant},
                                      {"tau", std::isinf(fit.tau) ? nlohmann::json("inf") : finite(fit.tau)},
                                      {"error_at_zero", finite(fit.error_at_zero)}, {"r_squared", finite(fit.r_squared)},
                                      {"points", fit.points}});
@@ -443,9 +454,12 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
     const auto predictions = config.predictions ? check_predictions(*config.predictions, runs) : std::vector<Prediction>{};
     if (!predictions.empty()) write_predictions(report, predictions);
     write_curves(report, config, runs);
-    const std::vector<LengthPoint> sweep_points = config.length_sweep ? measure_length_sweep(plan) : std::vector<LengthPoint>{};
-    if (config.length_sweep) write_length_sweep(report, config, sweep_points);
-    write_json(out, config, runs, predictions, sweep_points);
+    std::optional<SweepSummary> sweep;
+    if (config.length_sweep) {
+        sweep = summarize_sweep(config, measure_length_sweep(plan));
+        write_length_sweep(report, config, *sweep);
+    }
+    write_json(out, config, runs, predictions, sweep);
     return report.write();
 }
 

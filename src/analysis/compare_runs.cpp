@@ -93,9 +93,10 @@ std::vector<double> second_half(const std::vector<double>& steps, const std::vec
 
 // The noise-to-signal ratio at the run's last checkpoint, over the same kGradientNoiseMinibatches
 // training minibatches for every run (drawn from a fixed seed, without dropout: the weights'
-// gradient field, not the training step's randomness).
-double gradient_noise_at_last_checkpoint(const std::string& dir) {
-    train::LoadedRun run = train::load_run(dir, "latest");
+// gradient field, not the training step's randomness). Loads the last checkpoint's weights into
+// the run's model, so it comes after every measurement of the best weights.
+double gradient_noise_at_last_checkpoint(train::LoadedRun& run, const std::string& latest) {
+    if (run.checkpoint != latest) train::load_weights(latest, *run.model, run.dataset.tokenizer);
     const auto& examples = run.dataset.train;
     const int64_t batch_size = std::min<int64_t>(run.config.data.batch_size, static_cast<int64_t>(examples.size()));
     if (batch_size < 1) return NAN;
@@ -160,7 +161,6 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     std::vector<double> norm_steps, norms;
     read_curve(paths.metrics(), "grad_norm", norm_steps, norms);
     m.grad_norm_cv = norms.empty() ? NAN : coefficient_of_variation(second_half(norm_steps, norms));
-    m.gradient_noise = gradient_noise_at_last_checkpoint(dir);
     m.final_train_loss = m.losses.empty() ? NAN : m.losses.back();
     m.tokens_per_second = mean_tokens_per_second(paths.metrics());
     const train::TrainingProgress progress = train::read_progress(paths.latest());
@@ -176,6 +176,7 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
                            viewer_maps(record_attention(*run.model, example), example, m.kernels[e], *run.model,
                                        variant + " (seed " + std::to_string(seed) + "): ")});
     }
+    m.gradient_noise = gradient_noise_at_last_checkpoint(run, paths.latest());   // last: it replaces the best weights
     return m;
 }
 

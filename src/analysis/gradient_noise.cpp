@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/report.h"
 #include "autograd/error.h"
 #include "autograd/tape.h"
 
@@ -29,14 +30,9 @@ double gradient_noise_to_signal(const std::vector<std::vector<double>>& minibatc
 }
 
 double coefficient_of_variation(const std::vector<double>& values) {
-    const std::size_t n = values.size();
-    if (n < 2) return std::numeric_limits<double>::quiet_NaN();
-    double mean = 0;
-    for (double v : values) mean += v / static_cast<double>(n);
-    double squares = 0;
-    for (double v : values) squares += (v - mean) * (v - mean);
-    const double sd = std::sqrt(squares / static_cast<double>(n - 1));
-    return mean != 0 ? sd / std::abs(mean) : std::numeric_limits<double>::quiet_NaN();
+    if (values.size() < 2) return std::numeric_limits<double>::quiet_NaN();
+    const double mean = mean_of(values);
+    return mean != 0 ? std_of(values) / std::abs(mean) : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::vector<std::vector<double>> minibatch_gradients(const std::vector<Tensor>& parameters, int64_t count,

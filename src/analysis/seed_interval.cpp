@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "analysis/report.h"
+
 namespace tf {
 
 double student_t_975(int64_t degrees_of_freedom) {
@@ -25,13 +27,10 @@ SeedInterval interval_95(const std::vector<double>& per_seed) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const auto n = static_cast<int64_t>(values.size());
     if (n == 0) return {nan, nan, nan, 0};
-    double mean = 0;
-    for (double v : values) mean += v / static_cast<double>(n);
+    const double mean = mean_of(values);
     if (n == 1) return {mean, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), 1};
-    double squares = 0;
-    for (double v : values) squares += (v - mean) * (v - mean);
     // x̄ ± t · s/√n
-    const double half_width = student_t_975(n - 1) * std::sqrt(squares / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n));
+    const double half_width = student_t_975(n - 1) * std_of(values) / std::sqrt(static_cast<double>(n));
     return {mean, mean - half_width, mean + half_width, n};
 }
 
