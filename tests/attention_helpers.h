@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "analysis/attention_twins.h"
 #include "autograd/tensor.h"
 #include "layers/attention/multi_head_attention.h"
 
@@ -31,11 +32,7 @@ inline std::shared_ptr<MultiHeadAttention> make_attention(MultiHeadAttentionOpti
 // Biases are zero at initialisation; give them values so a gradcheck exercises them.
 inline void randomize_parameters(Module& module, uint64_t seed) {
     Rng rng(seed);
-    for (auto& [name, parameter] : module.named_parameters()) {
-        Tensor target = parameter;
-        const Tensor values = Tensor::normal(parameter.shape(), 0.0, 0.5, rng, parameter.dtype());
-        for (int64_t i = 0; i < values.numel(); ++i) target.data<double>()[i] = values.data<double>()[i];
-    }
+    randomize_weights(module, 0.5, rng);
 }
 
 }  // namespace tf::test
