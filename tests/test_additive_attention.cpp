@@ -1,12 +1,17 @@
 // Additive (Bahdanau) and Luong attention for RNN decoders: scores by the formula, weights on the
-// simplex with exactly 0 on masked source positions, and f64 gradchecks w.r.t. inputs and parameters.
+// simplex with exactly 0 on masked source positions, f64 gradchecks w.r.t. inputs and parameters,
+// and the fused additive scores against the composed ones.
 #include "catch.h"
 #include <cmath>
+#include <tuple>
 
 #include "autograd/error.h"
+#include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
+#include "autograd/tape.h"
 #include "helpers.h"
 #include "layers/attention/additive_attention.h"
+#include "layers/attention/additive_scores.h"
 #include "module_gradcheck.h"
 
 using namespace tf;
@@ -139,5 +144,53 @@ TEST_CASE("Luong dot and general attention gradients match finite differences", 
         test::gradcheck_inputs_and_parameters(attention, {s, H}, [&](const std::vector<Tensor>& in) {
             return flatten(attention.attend(in[0], attention.precompute_keys(in[1]), in[1], two_item_mask()));
         });
+    }
+}
+
+TEST_CASE("additive_scores: e_bj = Σ_a v_a tanh(K_bja + q_ba), by hand", "[unit]") {
+    const Tensor keys = test::f64({0.5, -1.0, 2.0, 0.0}, {1, 2, 2});  // two source positions, A = 2
+    const Tensor query = test::f64({0.25, 0.5}, {1, 2});
+    const Tensor v = test::f64({2.0, 3.0}, {1, 2});
+    const Tensor scores = additive_scores(keys, query, v);
+    REQUIRE(scores.shape() == Shape{1, 2});
+    CHECK(scores.at({0, 0}) == Approx(2 * std::tanh(0.75) + 3 * std::tanh(-0.5)).epsilon(1e-15));
+    CHECK(scores.at({0, 1}) == Approx(2 * std::tanh(2.25) + 3 * std::tanh(0.5)).epsilon(1e-15));
+    // v = 0 scores nothing; a query shift that saturates tanh gives Σ_a |v_a| at most.
+    const Tensor unscored = additive_scores(keys, query, test::f64({0.0, 0.0}, {1, 2}));
+    CHECK((unscored.at({0, 0}) == 0.0 && unscored.at({0, 1}) == 0.0));
+    const Tensor saturated = additive_scores(keys, test::f64({40.0, 40.0}, {1, 2}), v);
+    CHECK(saturated.at({0, 0}) == Approx(5.0).epsilon(1e-12));
+    REQUIRE_THROWS_AS(additive_scores(keys, test::f64({0.0, 0.0, 0.0}, {1, 3}), v), ShapeError);
+}
+
+TEST_CASE("additive attention: the fused scores equal the composed reference in f32, values and gradients", "[unit]") {
+    // Odd widths, and a batch large enough that the fused op splits it over threads.
+    for (const auto& [batch, source, width] : {std::tuple{1, 3, 5}, std::tuple{3, 7, 17}, std::tuple{33, 65, 40}}) {
+        INFO("B = " << batch << ", S = " << source << ", A = " << width);
+        Rng rng(31);
+        AdditiveAttention attention(6, 5, width, kInit, rng);
+        const Tensor s = Tensor::uniform({batch, 6}, -1, 1, rng);
+        const Tensor H = Tensor::uniform({batch, source, 5}, -1, 1, rng);
+        auto run = [&] {
+            const Tensor query = s.clone().set_requires_grad(), keys = H.clone().set_requires_grad();
+            attention.zero_grad();
+            Tape::current().clear();
+            const Tensor out = flatten(attention.attend(query, attention.precompute_keys(keys), keys));
+            Rng seed_rng(7);
+            Tape::current().backward(out, Tensor::uniform(out.shape(), -1, 1, seed_rng));
+            std::vector<Tensor> results{out, query.grad(), keys.grad()};
+            for (const auto& [name, parameter] : attention.named_parameters()) results.push_back(parameter.grad().clone());
+            return results;
+        };
+        const std::vector<Tensor> fast = run();
+        std::vector<Tensor> reference;
+        {
+            kernels::ReferenceKernels composed_ops;
+            reference = run();
+        }
+        for (std::size_t i = 0; i < fast.size(); ++i) {
+            INFO("result " << i << " (output, dquery, dkeys, then the parameters' gradients)");
+            CHECK(test::max_relative_difference(fast[i], reference[i]) < 2e-5);
+        }
     }
 }

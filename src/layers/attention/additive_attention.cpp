@@ -5,7 +5,9 @@
 #include <string>
 
 #include "autograd/error.h"
+#include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
+#include "layers/attention/additive_scores.h"
 
 namespace tf {
 
@@ -60,9 +62,11 @@ AttentionContext AdditiveAttention::attend(const Tensor& query, const Tensor& pr
     check_step_shapes("AdditiveAttention::attend", query, W_q_->weight().size(1), projected_keys, attention_size,
                       values, key_padding_mask);
     const int64_t batch = query.size(0), source = projected_keys.size(1);
-    const Tensor query_proj = reshape((*W_q_)(query), {batch, 1, attention_size});  // (B, 1, A)
-    const Tensor energy = tanh(projected_keys + query_proj);                         // (B, S, A)
-    const Tensor scores = reshape((*v_)(energy), {batch, source});                   // (B, S)
+    const Tensor query_proj = (*W_q_)(query);  // (B, A)
+    if (!kernels::use_reference())              // the same scores as one fused op (additive_scores.h)
+        return weighted_context(additive_scores(projected_keys, query_proj, v_->weight()), values, key_padding_mask);
+    const Tensor energy = tanh(projected_keys + reshape(query_proj, {batch, 1, attention_size}));  // (B, S, A)
+    const Tensor scores = reshape((*v_)(energy), {batch, source});                                // (B, S)
     return weighted_context(scores, values, key_padding_mask);
 }
 

@@ -1,7 +1,8 @@
-// Gradcheck cases for tiled_attention and causal_prefix_attention: small f64 problems whose tiles do
-// not divide the sequence, with each mask the kernels take.
+// Gradcheck cases for tiled_attention, causal_prefix_attention and additive_scores: small f64
+// problems whose tiles do not divide the sequence, with each mask the kernels take.
 #include "layers/attention/fused_op_checks.h"
 
+#include "layers/attention/additive_scores.h"
 #include "layers/attention/linear_attention.h"
 #include "layers/attention/masks.h"
 #include "layers/attention/tiled_attention.h"
@@ -43,6 +44,13 @@ std::vector<OpCheck> fused_attention_op_checks() {
                            Tensor::uniform({1, 2, 4, 2}, -1, 1, rng, DType::f64)};
          },
          [](const Inputs& in) { return causal_prefix_attention(in[0], in[1], in[2]); }},
+        {"additive_scores", "keys (2,3,5), query (2,5), v (1,5)",
+         [] {
+             Rng rng(13);
+             return Inputs{Tensor::uniform({2, 3, 5}, -1, 1, rng, DType::f64), Tensor::uniform({2, 5}, -1, 1, rng, DType::f64),
+                           Tensor::uniform({1, 5}, -1, 1, rng, DType::f64)};
+         },
+         [](const Inputs& in) { return additive_scores(in[0], in[1], in[2]); }},
     };
 }
 

@@ -12,7 +12,7 @@
 namespace tf {
 
 // The fused ops of layers/attention/: each must have a case in fused_attention_op_checks().
-inline constexpr auto kFusedOpNames = std::to_array<std::string_view>({"tiled_attention", "causal_prefix_attention"});
+inline constexpr auto kFusedOpNames = std::to_array<std::string_view>({"tiled_attention", "causal_prefix_attention", "additive_scores"});
 
 std::vector<OpCheck> fused_attention_op_checks();
 
