@@ -1,4 +1,5 @@
-// Additive (Bahdanau) and Luong attention for one decoder step, composed from ops.
+// Additive (Bahdanau) and Luong attention for one decoder step, composed from ops; the additive
+// scores also run as one fused op (additive_scores.h) on the fast path.
 #include "layers/attention/additive_attention.h"
 
 #include <cmath>
