@@ -155,7 +155,7 @@ TEST_CASE("additive_scores: e_bj = Σ_a v_a tanh(K_bja + q_ba), by hand", "[unit
     REQUIRE(scores.shape() == Shape{1, 2});
     CHECK(scores.at({0, 0}) == Approx(2 * std::tanh(0.75) + 3 * std::tanh(-0.5)).epsilon(1e-15));
     CHECK(scores.at({0, 1}) == Approx(2 * std::tanh(2.25) + 3 * std::tanh(0.5)).epsilon(1e-15));
-    // v = 0 scores nothing; a query shift that saturates tanh gives Σ_a |v_a| at most.
+    // v = 0 scores nothing; a query shift that saturates tanh (→ 1) gives Σ_a v_a.
     const Tensor unscored = additive_scores(keys, query, test::f64({0.0, 0.0}, {1, 2}));
     CHECK((unscored.at({0, 0}) == 0.0 && unscored.at({0, 1}) == 0.0));
     const Tensor saturated = additive_scores(keys, test::f64({40.0, 40.0}, {1, 2}), v);

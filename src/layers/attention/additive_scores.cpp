@@ -8,6 +8,7 @@
 #include "autograd/error.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/kernels/vector_math.h"
+#include "autograd/ops.h"
 #include "autograd/tape.h"
 
 namespace tf {
@@ -80,8 +81,7 @@ Tensor additive_scores(const Tensor& keys, const Tensor& query, const Tensor& v)
     return record("additive_scores", {keys, query, v}, scores, [energy, v, s, parallel](const Tensor& dscores) -> Grads {
         Tensor dkeys({s.batch, s.source, s.width}, energy.dtype());
         Tensor dquery({s.batch, s.width}, energy.dtype());
-        Tensor dv_items({s.batch, s.width}, energy.dtype());  // each item's share of dv, summed below
-        Tensor dv({1, s.width}, energy.dtype());
+        Tensor dv_items({s.batch, s.width}, energy.dtype());  // each item's share of dv
         dispatch(energy.dtype(), [&](auto zero) {
             using Real = decltype(zero);
             kernels::parallel_for(s.batch, parallel, [&](int64_t b) {
@@ -89,12 +89,8 @@ Tensor additive_scores(const Tensor& keys, const Tensor& query, const Tensor& v)
                                     dscores.data<Real>() + b * s.source, dkeys.data<Real>() + b * s.source * s.width,
                                     dquery.data<Real>() + b * s.width, dv_items.data<Real>() + b * s.width);
             });
-            Real* total = dv.data<Real>();
-            std::fill_n(total, s.width, Real(0));
-            for (int64_t b = 0; b < s.batch; ++b)
-                for (int64_t a = 0; a < s.width; ++a) total[a] += dv_items.data<Real>()[b * s.width + a];
         });
-        return {dkeys, dquery, dv};
+        return {dkeys, dquery, sum(dv_items, {0}, /*keepdim=*/true)};  // dv (1, A)
     });
 }
 
