@@ -2,6 +2,7 @@
 // the registry with PyTorch-style parameter names, causal and padding behaviour from the
 // SequenceContext, gradcheck.
 #include "catch.h"
+#include <algorithm>
 
 
 #include "analysis/attention_twins.h"
@@ -11,7 +12,9 @@
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "helpers.h"
+#include "autograd/kernels/mode.h"
 #include "layers/attention/multi_head_attention.h"
+#include "layers/forward_observer.h"
 #include "layers/registry.h"
 
 using namespace tf;
@@ -116,7 +119,34 @@ std::pair<std::shared_ptr<MultiHeadAttention>, std::shared_ptr<MultiHeadAttentio
 
 }  // namespace
 
-TEST_CASE("multi_head_attention: the tiled kernel gives the softmax kernel's outputs and gradients", "[property]") {
+namespace {
+
+// y, dL/dx and dL/d(every parameter) of L = Σ y² for one layer on x.
+std::vector<Tensor> outcome(MultiHeadAttention& layer, const Tensor& x, const SequenceContext& context) {
+    layer.zero_grad();
+    const Tensor input = x.clone().set_requires_grad();
+    Tape::current().clear();
+    const Tensor y = layer(input, context);
+    Tape::current().backward(sum(y * y));
+    std::vector<Tensor> results{y, input.grad()};
+    for (const Tensor& parameter : layer.parameters()) results.push_back(parameter.grad());
+    return results;
+}
+
+double largest_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, test::max_relative_difference(a[i], b[i]));
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("multi_head_attention: the fast path (one GEMM for Q, K, V, heads read in place) gives the composed path's "
+          "outputs and gradients, and so does the tiled kernel on split heads",
+          "[property]") {
+    // Fast: stacked projections and tiled_self/cross_attention. Under ReferenceKernels the layer
+    // takes its readable path: split heads, then the composed softmax (kernel "softmax") or
+    // tiled_attention on repeated K/V heads (kernel "tiled").
     MultiHeadAttentionOptions options{.d_model = 8, .heads = 4, .tiles = {.query_tile = 2, .key_tile = 3}};
     const int kv_heads = GENERATE(4, 2, 1);
     const bool windowed = GENERATE(false, true);
@@ -131,18 +161,40 @@ TEST_CASE("multi_head_attention: the tiled kernel gives the softmax kernel's out
     const SequenceContext cross{.memory = memory, .memory_padding_mask = test::padding_mask(7, {1, 3})};
     for (const SequenceContext& context : {self, cross}) {
         INFO((context.memory.defined() ? "cross-attention, S = 7, T = 5" : "causal self-attention"));
-        const auto outcome = [&x, &context](MultiHeadAttention& layer) {
-            const Tensor input = x.clone().set_requires_grad();
-            Tape::current().clear();
-            const Tensor y = layer(input, context);
-            Tape::current().backward(sum(y * y));
-            return std::make_pair(y, input.grad());
-        };
-        const auto [y_softmax, dx_softmax] = outcome(*softmax);
-        const auto [y_tiled, dx_tiled] = outcome(*tiled);
-        CHECK(test::max_relative_difference(y_tiled, y_softmax) < 1e-12);
-        CHECK(test::max_relative_difference(dx_tiled, dx_softmax) < 1e-12);
+        const std::vector<Tensor> fast = outcome(*softmax, x, context);
+        const kernels::ReferenceKernels readable_path;
+        const std::vector<Tensor> composed = outcome(*softmax, x, context);
+        const std::vector<Tensor> tiled_on_split_heads = outcome(*tiled, x, context);
+        CHECK(largest_difference(fast, composed) < 1e-12);
+        CHECK(largest_difference(tiled_on_split_heads, composed) < 1e-12);
     }
+}
+
+TEST_CASE("multi_head_attention: the fast path runs while training and evaluating, the readable one when weights are needed",
+          "[unit]") {
+    // The tape tells which path ran: the fused op, or the composed softmax.
+    const auto ops_of = [](MultiHeadAttention& layer, const SequenceContext& context) {
+        const Tensor x = random_x(1, 4, 61).set_requires_grad();
+        Tape::current().clear();
+        layer(x, context);
+        return Tape::current().op_names();
+    };
+    const auto contains = [](const std::vector<std::string>& names, const std::string& op) {
+        return std::find(names.begin(), names.end(), op) != names.end();
+    };
+    auto plain = test::make_attention({.d_model = 8, .heads = 2}, 62);
+    CHECK(contains(ops_of(*plain, {}), "tiled_self_attention"));
+    CHECK(!contains(ops_of(*plain, {}), "softmax"));
+    CHECK(contains(ops_of(*plain, {.memory = random_x(1, 3, 63)}), "tiled_cross_attention"));
+    ForwardObserver observer;
+    observer.record_attention = true;
+    CHECK(contains(ops_of(*plain, {.observer = &observer}), "softmax"));   // analysis records the weights
+    auto dropped = test::make_attention({.d_model = 8, .heads = 2, .dropout = 0.5}, 64);
+    CHECK(contains(ops_of(*dropped, {}), "softmax"));                      // dropout acts on the weights
+    dropped->eval();
+    CHECK(contains(ops_of(*dropped, {}), "tiled_self_attention"));
+    auto rotary = test::make_attention({.d_model = 8, .heads = 2, .rotary_base = 10000.0}, 65);
+    CHECK(!contains(ops_of(*rotary, {}), "tiled_self_attention"));
 }
 
 TEST_CASE("multi_head_attention: grouped K/V heads equal full heads whose K/V projections repeat", "[property]") {

@@ -151,3 +151,73 @@ TEST_CASE("gemm: errors name matmul and the shape", "[unit][gemm]") {
     CHECK_THROWS_WITH(tf::kernels::gemm_onednn(A, B, C, overlapping),
                       Catch::Contains("matmul") && Catch::Contains("a=1"));
 }
+
+namespace {
+
+// The matrices of a product stored with rows wider than they are (lda, ldb, ldc: the gap columns
+// hold other numbers, as the other heads of a projection do), and the same product on packed
+// copies of them. Returns max |strided − packed| / (1 + |packed|) over C's own columns; fails if a
+// gap column of C was written.
+template <typename T, typename Gemm>
+double strided_against_packed(const GemmShape& s, Gemm gemm) {
+    const int64_t a_rows = s.trans_a ? s.K : s.M, a_cols = s.trans_a ? s.M : s.K;
+    const int64_t b_rows = s.trans_b ? s.N : s.K, b_cols = s.trans_b ? s.K : s.N;
+    const int64_t lda = tf::kernels::row_stride_a(s), ldb = tf::kernels::row_stride_b(s), ldc = tf::kernels::row_stride_c(s);
+    const auto A = random_values<T>(s.batch * a_rows * lda, 11), B = random_values<T>(s.batch * b_rows * ldb, 12);
+    auto C = random_values<T>(s.batch * s.M * ldc, 13);
+    const auto C_before = C;
+    std::vector<T> A_packed, B_packed, C_packed;
+    for (int64_t b = 0; b < s.batch; ++b) {
+        for (int64_t r = 0; r < a_rows; ++r)
+            A_packed.insert(A_packed.end(), A.begin() + (b * a_rows + r) * lda, A.begin() + (b * a_rows + r) * lda + a_cols);
+        for (int64_t r = 0; r < b_rows; ++r)
+            B_packed.insert(B_packed.end(), B.begin() + (b * b_rows + r) * ldb, B.begin() + (b * b_rows + r) * ldb + b_cols);
+        for (int64_t r = 0; r < s.M; ++r)
+            C_packed.insert(C_packed.end(), C.begin() + (b * s.M + r) * ldc, C.begin() + (b * s.M + r) * ldc + s.N);
+    }
+    GemmShape strided = s;
+    strided.batch_stride_a = a_rows * lda, strided.batch_stride_b = b_rows * ldb, strided.batch_stride_c = s.M * ldc;
+    GemmShape packed = s;
+    packed.lda = packed.ldb = packed.ldc = 0;
+    packed.batch_stride_a = a_rows * a_cols, packed.batch_stride_b = b_rows * b_cols, packed.batch_stride_c = s.M * s.N;
+    gemm(A.data(), B.data(), C.data(), strided);
+    tf::kernels::gemm_reference(A_packed.data(), B_packed.data(), C_packed.data(), packed);
+    double worst = 0;
+    for (int64_t b = 0; b < s.batch; ++b)
+        for (int64_t r = 0; r < s.M; ++r)
+            for (int64_t c = 0; c < ldc; ++c) {
+                const int64_t at = (b * s.M + r) * ldc + c;
+                if (c >= s.N) {
+                    if (C[at] != C_before[at]) return 1e9;   // a gap column was written
+                    continue;
+                }
+                const double expected = C_packed[(b * s.M + r) * s.N + c];
+                worst = std::max(worst, std::abs(double(C[at]) - expected) / (1 + std::abs(expected)));
+            }
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("gemm: row strides read and write blocks of wider rows in place, on every path", "[unit][gemm]") {
+    // One head's columns of a (T, 3·H·D) projection: a block of D columns, rows 3·H·D apart.
+    const auto [M, N, K] = GENERATE(table<int64_t, int64_t, int64_t>({{5, 7, 3}, {33, 17, 65}, {64, 64, 32}, {1, 9, 130}}));
+    const bool trans_a = GENERATE(false, true), trans_b = GENERATE(false, true), accumulate = GENERATE(false, true);
+    const int64_t batch = GENERATE(1, 3);
+    GemmShape s{.batch = batch, .M = M, .N = N, .K = K, .trans_a = trans_a, .trans_b = trans_b, .accumulate = accumulate};
+    s.lda = (trans_a ? M : K) + 5, s.ldb = (trans_b ? K : N) + 3, s.ldc = N + 7;
+    CAPTURE(batch, M, N, K, trans_a, trans_b, accumulate);
+    const auto reference_f32 = [](const float* A, const float* B, float* C, const GemmShape& g) { tf::kernels::gemm_reference(A, B, C, g); };
+    CHECK(strided_against_packed<float>(s, reference_f32) < 1e-6);
+    CHECK(strided_against_packed<float>(s, onednn_f32) < 1e-5 * K);
+    CHECK(strided_against_packed<float>(s, gemm_f32) < 1e-5 * K);   // the row loop for the small ones
+    CHECK(strided_against_packed<double>(s, gemm_f64) < 1e-12);
+}
+
+TEST_CASE("gemm: a row stride shorter than its row is refused, naming it", "[unit][gemm]") {
+    const float A[16] = {}, B[16] = {};
+    float C[16] = {};
+    CHECK_THROWS_WITH(tf::kernels::gemm(A, B, C, {.M = 2, .N = 2, .K = 3, .lda = 2}),
+                      Catch::Contains("matmul") && Catch::Contains("row stride"));
+    CHECK_THROWS_AS(tf::kernels::gemm_reference(A, B, C, {.M = 2, .N = 4, .K = 2, .ldc = 3}), tf::ShapeError);
+}

@@ -1,6 +1,7 @@
 // A language model whose "model.block" is a bare registry attention layer is still an attention
 // model to the rest of the framework: analysis finds its maps and the temperature curriculum reaches it.
 #include "catch.h"
+#include <cmath>
 
 #include "autograd/tape.h"
 #include "models/build.h"
@@ -38,7 +39,11 @@ TEST_CASE("lm with a bare registry attention block: maps are recorded and the te
     input.observer = &sharper;
     CHECK(model->forward(input).to_vector() != logits);   // sharper attention, other logits
     input.observer = nullptr;
-    CHECK(model->forward(input).to_vector() == logits);   // no observer: τ as configured
+    // No observer: τ as configured. Recording runs the readable composed softmax, the plain
+    // forward the fused kernel, so the two agree to float rounding, not bit for bit.
+    const auto unobserved = model->forward(input).to_vector();
+    REQUIRE(unobserved.size() == logits.size());
+    for (std::size_t i = 0; i < logits.size(); ++i) CHECK(std::abs(unobserved[i] - logits[i]) < 1e-5 * (1 + std::abs(logits[i])));
 }
 
 TEST_CASE("lm: a block with dropout passes config check and trains with it", "[unit]") {

@@ -8,6 +8,7 @@
 #include "autograd/kernels/gemm.h"
 #include "autograd/kernels/matmul_precision.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -35,10 +36,13 @@ std::vector<float> rounded_to_bfloat16(std::vector<float> values) {
 
 // max |bf16 gemm − reference on rounded operands| / (1 + |reference|), C pre-filled for accumulate.
 double error_against_rounded_reference(const GemmShape& s) {
-    auto matrices = [&](int64_t stride) { return stride == 0 ? 1 : s.batch; };
-    const auto A = random_floats(matrices(s.batch_stride_a) * s.M * s.K, 1);
-    const auto B = random_floats(matrices(s.batch_stride_b) * s.K * s.N, 2);
-    auto C = random_floats(s.batch * s.M * s.N, 3);
+    // each operand's buffer: its matrices, each stored_rows rows of row_stride values
+    const auto values = [&](int64_t batch_stride, int64_t stored_rows, int64_t row_stride) {
+        return (batch_stride == 0 ? 1 : s.batch) * std::max(batch_stride, stored_rows * row_stride);
+    };
+    const auto A = random_floats(values(s.batch_stride_a, s.trans_a ? s.K : s.M, tf::kernels::row_stride_a(s)), 1);
+    const auto B = random_floats(values(s.batch_stride_b, s.trans_b ? s.N : s.K, tf::kernels::row_stride_b(s)), 2);
+    auto C = random_floats(values(s.batch_stride_c, s.M, tf::kernels::row_stride_c(s)), 3);
     auto C_reference = C;
     {
         const tf::kernels::MatmulPrecisionScope bf16(MatmulPrecision::bf16);
@@ -100,7 +104,12 @@ TEST_CASE("gemm in bf16 equals the reference loop on operands rounded to bf16", 
                                GemmShape{.batch = 4, .M = 64, .N = 64, .K = 17, .trans_a = true, .trans_b = true,
                                          .batch_stride_a = 64 * 17, .batch_stride_b = 0, .batch_stride_c = 64 * 64},
                                GemmShape{.batch = 16, .M = 33, .N = 31, .K = 65, .trans_b = true,
-                                         .batch_stride_a = 33 * 65, .batch_stride_b = 31 * 65, .batch_stride_c = 33 * 31}}) {
+                                         .batch_stride_a = 33 * 65, .batch_stride_b = 31 * 65, .batch_stride_c = 33 * 31},
+                               // one head's block of wider rows, as the attention tiles read them in place
+                               GemmShape{.M = 64, .N = 64, .K = 32, .trans_b = true, .lda = 96, .ldb = 100},
+                               GemmShape{.M = 5, .N = 7, .K = 3, .accumulate = true, .lda = 9, .ldb = 8, .ldc = 11},
+                               GemmShape{.M = 70, .N = 32, .K = 64, .trans_a = true, .accumulate = true, .lda = 75, .ldb = 40,
+                                         .ldc = 96}}) {
         INFO("M " << s.M << " N " << s.N << " K " << s.K << " batch " << s.batch);
         CHECK(error_against_rounded_reference(s) < 1e-5);
     }

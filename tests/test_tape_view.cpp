@@ -18,7 +18,7 @@ namespace {
 const std::string kCopyTransformer = std::string(TF_SOURCE_DIR) + "/configs/copy_transformer.json";
 const std::string kCopyGru = std::string(TF_SOURCE_DIR) + "/configs/copy_gru_attention.json";
 
-// The op of each line of Tape::dump() ("   3  matmul          (2,5,64), … -> …"), without its last (the total).
+// The op of each line of Tape::dump() ("   3  matmul                (2,5,64), … -> …"), without its last (the total).
 std::vector<std::string> dumped_ops(const std::string& dump) {
     std::vector<std::string> ops;
     std::istringstream lines(dump);

@@ -138,6 +138,97 @@ TEST_CASE("tiled attention: the reference GEMM loops give the fast path's values
     for (int i = 0; i < 3; ++i) CHECK(test::max_relative_difference(fast.grads[i], reference.grads[i]) < 1e-5);
 }
 
+namespace {
+
+// Heads [first, first + count) of width D from the rows of x (B, T, ·), as (B, count, T, D) — the
+// split the readable path makes, from ops.
+Tensor heads_from_rows(const Tensor& x, int64_t first, int64_t count, int64_t D) {
+    const Tensor block = slice(x, 2, first * D, (first + count) * D);
+    return permute(reshape(block, {x.size(0), x.size(1), count, D}), {0, 2, 1, 3});
+}
+
+// Key/value head ⌊h·H_kv/H⌋ for each query head h: (B, H_kv, S, D) → (B, H, S, D).
+Tensor repeated(const Tensor& kv, int64_t H) {
+    std::vector<int64_t> head_of;
+    for (int64_t h = 0; h < H; ++h) head_of.push_back(h * kv.size(1) / H);
+    return index_select(kv, 1, IndexTensor(head_of));
+}
+
+// (B, H, T, D) → (B, T, H·D)
+Tensor merged(const Tensor& O) { return reshape(permute(O, {0, 2, 1, 3}), {O.size(0), O.size(2), O.size(1) * O.size(3)}); }
+
+// The fused op and the composed path from ops on the same leaves, backward with one seed gradient;
+// returns the larger relative difference of the outputs and of each leaf's gradient.
+double fused_against_composed(const std::vector<Tensor>& inputs, const std::function<Tensor(const std::vector<Tensor>&)>& fused,
+                              const std::function<Tensor(const std::vector<Tensor>&)>& composed) {
+    const auto outcome = [&inputs](const std::function<Tensor(const std::vector<Tensor>&)>& attention) {
+        std::vector<Tensor> leaves;
+        for (const Tensor& x : inputs) leaves.push_back(x.clone().set_requires_grad());
+        Tape::current().clear();
+        const Tensor O = attention(leaves);
+        Rng rng(9);
+        Tape::current().backward(O, Tensor::uniform(O.shape(), -1, 1, rng, O.dtype()));
+        std::vector<Tensor> results{O};
+        for (const Tensor& leaf : leaves) results.push_back(leaf.grad());
+        return results;
+    };
+    const std::vector<Tensor> a = outcome(fused), b = outcome(composed);
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, test::max_relative_difference(a[i], b[i]));
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("tiled self-attention reads the heads in place from one projection: composed path's values and gradients", "[property]") {
+    const auto [H, H_kv] = GENERATE(std::make_pair(3, 3), std::make_pair(4, 2), std::make_pair(4, 1));
+    const auto [T, query_tile, key_tile] = GENERATE(std::make_tuple(13, 4, 5), std::make_tuple(37, 64, 64));
+    const bool causal = GENERATE(false, true);
+    const int64_t B = 2, D = 5;
+    INFO("H " << H << " H_kv " << H_kv << " T " << T << " tiles " << query_tile << "x" << key_tile << " causal " << causal);
+    TiledAttentionOptions options{.causal = causal, .key_padding_mask = padding_mask(T, {2, 0}), .query_tile = query_tile,
+                                  .key_tile = key_tile};
+    Rng rng(T + H);
+    const Tensor qkv = Tensor::uniform({B, T, (H + 2 * H_kv) * D}, -1.5, 1.5, rng);
+    const double difference = fused_against_composed(
+        {qkv}, [&](const auto& in) { return tiled_self_attention(in[0], {.heads = H, .kv_heads = H_kv}, options); },
+        [&](const auto& in) {
+            const Tensor Q = heads_from_rows(in[0], 0, H, D), K = heads_from_rows(in[0], H, H_kv, D),
+                         V = heads_from_rows(in[0], H + H_kv, H_kv, D);
+            return merged(composed_attention(Q, repeated(K, H), repeated(V, H), options));
+        });
+    CHECK(difference < 1e-5);
+}
+
+TEST_CASE("tiled cross-attention reads K and V in place from one projection: composed path's values and gradients", "[property]") {
+    const auto [H, H_kv] = GENERATE(std::make_pair(2, 2), std::make_pair(4, 1));
+    const auto [T, S] = GENERATE(std::make_pair(9, 14), std::make_pair(14, 9));
+    const int64_t B = 2, D = 6;
+    INFO("H " << H << " H_kv " << H_kv << " T " << T << " S " << S);
+    TiledAttentionOptions options{.key_padding_mask = padding_mask(S, {0, 3}), .pattern_mask = sliding_window_mask(T, S, 4, false),
+                                  .temperature = 0.8, .query_tile = 4, .key_tile = 3};
+    Rng rng(T * S);
+    const Tensor q = Tensor::uniform({B, T, H * D}, -1.5, 1.5, rng), kv = Tensor::uniform({B, S, 2 * H_kv * D}, -1.5, 1.5, rng);
+    const double difference = fused_against_composed(
+        {q, kv}, [&](const auto& in) { return tiled_cross_attention(in[0], in[1], {.heads = H, .kv_heads = H_kv}, options); },
+        [&](const auto& in) {
+            const Tensor Q = heads_from_rows(in[0], 0, H, D), K = heads_from_rows(in[1], 0, H_kv, D),
+                         V = heads_from_rows(in[1], H_kv, H_kv, D);
+            return merged(composed_attention(Q, repeated(K, H), repeated(V, H), options));
+        });
+    CHECK(difference < 1e-5);
+}
+
+TEST_CASE("tiled self- and cross-attention: head counts that do not fit the rows are errors naming the op", "[unit]") {
+    const Tensor qkv = Tensor::zeros({2, 5, 24}), q = Tensor::zeros({2, 5, 8}), kv = Tensor::zeros({2, 6, 16});
+    CHECK_THROWS_WITH(tiled_self_attention(qkv, {.heads = 4, .kv_heads = 3}), Catch::Contains("tiled_self_attention") && Catch::Contains("qkv (2,5,24)"));
+    CHECK_THROWS_AS(tiled_self_attention(qkv, {.heads = 5, .kv_heads = 5}), ShapeError);   // 24 is not 15·D
+    CHECK_THROWS_WITH(tiled_cross_attention(q, kv, {.heads = 2, .kv_heads = 1}), Catch::Contains("tiled_cross_attention") && Catch::Contains("kv (2,6,16)"));
+    CHECK_THROWS_WITH(tiled_cross_attention(q, kv, {.heads = 2, .kv_heads = 2}, {.key_padding_mask = Tensor::zeros({2, 5})}),
+                      Catch::Contains("key_padding_mask") && Catch::Contains("(B, S)"));
+    CHECK(tiled_cross_attention(q, kv, {.heads = 2, .kv_heads = 2}).shape() == Shape{2, 5, 8});
+}
+
 TEST_CASE("tiled attention: shape, mask and tile errors name the op and the shapes", "[unit]") {
     const std::vector<Tensor> qkv = random_qkv(2, 2, 5, 4, 3, DType::f32);
     CHECK_THROWS_AS(tiled_attention(qkv[0], qkv[1], qkv[0]), ShapeError);

@@ -158,7 +158,8 @@ void Tape::dump(std::ostream& out) const {
             inputs += (j ? ", " : "") + to_string(entry.input_shapes[j]);
         const std::size_t bytes = static_cast<std::size_t>(numel(entry.output_shape)) * dtype_size(entry.dtype);
         total_bytes += bytes;
-        out << std::setw(4) << i << "  " << std::left << std::setw(16) << entry.op << std::right << inputs
+        // the op in a column of 22 (the longest name, tiled_cross_attention, and a space)
+        out << std::setw(4) << i << "  " << std::left << std::setw(22) << entry.op << std::right << inputs
             << " -> " << to_string(entry.output_shape) << " " << dtype_name(entry.dtype) << "  " << bytes
             << " bytes\n";
     }

@@ -1,6 +1,9 @@
 // Linear layer.
 #include "layers/linear.h"
 
+#include <string>
+
+#include "autograd/error.h"
 #include "autograd/ops.h"
 
 namespace tf {
@@ -14,6 +17,20 @@ Linear::Linear(int64_t in_features, int64_t out_features, Bias bias, const InitS
 Tensor Linear::forward(const Tensor& x) const {
     if (bias_.defined()) return linear(x, weight_, bias_);
     return matmul(x, weight_, {.transpose_a = false, .transpose_b = true});
+}
+
+Tensor stacked_linear(const Tensor& x, const std::vector<const Linear*>& layers) {
+    std::vector<Tensor> weights, biases;
+    for (const Linear* layer : layers) {
+        weights.push_back(layer->weight());
+        if (layer->bias().defined()) biases.push_back(layer->bias());
+    }
+    if (!biases.empty() && biases.size() != layers.size())
+        throw ValueError("stacked_linear: " + std::to_string(biases.size()) + " of " + std::to_string(layers.size()) +
+                         " layers have a bias; stacking needs all or none");
+    const Tensor weight = weights.size() == 1 ? weights.front() : concat(weights, 0);   // (Σ out, in)
+    if (biases.empty()) return matmul(x, weight, {.transpose_a = false, .transpose_b = true});
+    return linear(x, weight, biases.size() == 1 ? biases.front() : concat(biases, 0));
 }
 
 }  // namespace tf

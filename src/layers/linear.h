@@ -1,6 +1,8 @@
 // Linear: y = x·Wᵀ + b      x: (…, in)   W: (out, in)   b: (out)   y: (…, out)
 // W is stored (out, in) as in PyTorch, so weights move between the two without transposing.
 #pragma once
+#include <vector>
+
 #include "layers/init.h"
 #include "layers/module.h"
 
@@ -22,5 +24,11 @@ public:
 private:
     Tensor weight_, bias_;
 };
+
+// The outputs of several Linear layers on the same x, side by side, by one GEMM (PyTorch's in_proj):
+//   y = x·[W_1; …; W_n]ᵀ + [b_1; …; b_n]      x: (…, in)   y: (…, out_1 + … + out_n)
+// The weights are stacked on every call (a copy of the weights, not of the activations), so each
+// layer keeps its own parameters and names. Every layer has a bias, or none does.
+Tensor stacked_linear(const Tensor& x, const std::vector<const Linear*>& layers);
 
 }  // namespace tf

@@ -39,7 +39,9 @@ std::string describe(const GemmShape& s) {
            std::to_string(s.M) + "x" + std::to_string(s.K) + " · op(B)" + (s.trans_b ? "ᵀ " : " ") +
            std::to_string(s.K) + "x" + std::to_string(s.N) + " (batch strides a=" +
            std::to_string(s.batch_stride_a) + " b=" + std::to_string(s.batch_stride_b) +
-           " c=" + std::to_string(s.batch_stride_c) + (s.accumulate ? ", accumulate)" : ")");
+           " c=" + std::to_string(s.batch_stride_c) + (s.accumulate ? ", accumulate" : "") +
+           (s.lda || s.ldb || s.ldc ? ", row strides a=" + std::to_string(s.lda) + " b=" + std::to_string(s.ldb) +
+                                          " c=" + std::to_string(s.ldc) : "") + ")";
 }
 
 void check_shape(const GemmShape& s) {
@@ -49,6 +51,10 @@ void check_shape(const GemmShape& s) {
         throw ShapeError(describe(s) + ": batch strides must be >= 0");
     if (s.batch > 1 && s.batch_stride_c == 0)
         throw ShapeError(describe(s) + ": every batch needs its own C (batch_stride_c is 0)");
+    const GemmShape packed{.M = s.M, .N = s.N, .K = s.K, .trans_a = s.trans_a, .trans_b = s.trans_b};
+    if (s.lda < 0 || s.ldb < 0 || s.ldc < 0 || (s.lda && s.lda < row_stride_a(packed)) ||
+        (s.ldb && s.ldb < row_stride_b(packed)) || (s.ldc && s.ldc < row_stride_c(packed)))
+        throw ShapeError(describe(s) + ": a row stride is shorter than its row");
 }
 
 // Shapes with no multiply-adds: nothing to write (empty C), or C = 0 (K == 0, nothing summed).
@@ -58,7 +64,8 @@ bool handle_empty(T* C, const GemmShape& s) {
     if (s.batch == 0 || s.M == 0 || s.N == 0) return true;
     if (s.K != 0) return false;
     if (!s.accumulate)
-        for (int64_t b = 0; b < s.batch; ++b) std::fill_n(C + b * s.batch_stride_c, s.M * s.N, T(0));
+        for (int64_t b = 0; b < s.batch; ++b)
+            for (int64_t i = 0; i < s.M; ++i) std::fill_n(C + b * s.batch_stride_c + i * row_stride_c(s), s.N, T(0));
     return true;
 }
 
@@ -66,6 +73,7 @@ bool handle_empty(T* C, const GemmShape& s) {
 template <typename T>
 void reference_loop(const T* A, const T* B, T* C, const GemmShape& s) {
     check_shape(s);
+    const int64_t lda = row_stride_a(s), ldb = row_stride_b(s), ldc = row_stride_c(s);
     for (int64_t b = 0; b < s.batch; ++b) {
         const T* A_b = A + b * s.batch_stride_a;
         const T* B_b = B + b * s.batch_stride_b;
@@ -74,11 +82,11 @@ void reference_loop(const T* A, const T* B, T* C, const GemmShape& s) {
             for (int64_t j = 0; j < s.N; ++j) {
                 T sum = 0;
                 for (int64_t k = 0; k < s.K; ++k) {
-                    const T a_ik = s.trans_a ? A_b[k * s.M + i] : A_b[i * s.K + k];
-                    const T b_kj = s.trans_b ? B_b[j * s.K + k] : B_b[k * s.N + j];
+                    const T a_ik = s.trans_a ? A_b[k * lda + i] : A_b[i * lda + k];
+                    const T b_kj = s.trans_b ? B_b[j * ldb + k] : B_b[k * ldb + j];
                     sum += a_ik * b_kj;
                 }
-                C_b[i * s.N + j] = s.accumulate ? C_b[i * s.N + j] + sum : sum;
+                C_b[i * ldc + j] = s.accumulate ? C_b[i * ldc + j] + sum : sum;
             }
     }
 }
@@ -92,10 +100,10 @@ void reference_loop(const T* A, const T* B, T* C, const GemmShape& s) {
 enum class RowThreads { shared_when_worth_it, this_thread_only };
 
 template <typename T>
-void dot_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K) {
+void dot_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K, int64_t ldb) {
     int64_t j = 0;
     for (; j + 4 <= N; j += 4) {
-        const T *b0 = B_b + j * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+        const T *b0 = B_b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
         T d0 = 0, d1 = 0, d2 = 0, d3 = 0;
 #pragma omp simd reduction(+ : d0, d1, d2, d3)   // lets the compiler reorder the sums into vector lanes
         for (int64_t k = 0; k < K; ++k) {
@@ -107,7 +115,7 @@ void dot_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K) {
     for (; j < N; ++j) {
         T dot = 0;
 #pragma omp simd reduction(+ : dot)
-        for (int64_t k = 0; k < K; ++k) dot += a_row[k] * B_b[j * K + k];
+        for (int64_t k = 0; k < K; ++k) dot += a_row[k] * B_b[j * ldb + k];
         c_i[j] += dot;
     }
 }
@@ -115,16 +123,16 @@ void dot_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K) {
 // c_i += Σ_k a_row[k] · B_b[k, :], four rows of B per pass over c_i (one load and store of c_i
 // for four multiply-adds, not one).
 template <typename T>
-void add_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K) {
+void add_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K, int64_t ldb) {
     int64_t k = 0;
     for (; k + 4 <= K; k += 4) {
-        const T *b0 = B_b + k * N, *b1 = b0 + N, *b2 = b1 + N, *b3 = b2 + N;
+        const T *b0 = B_b + k * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
 #pragma omp simd
         for (int64_t j = 0; j < N; ++j) c_i[j] += a_row[k] * b0[j] + a_row[k + 1] * b1[j] + a_row[k + 2] * b2[j] + a_row[k + 3] * b3[j];
     }
     for (; k < K; ++k)
 #pragma omp simd
-        for (int64_t j = 0; j < N; ++j) c_i[j] += a_row[k] * B_b[k * N + j];
+        for (int64_t j = 0; j < N; ++j) c_i[j] += a_row[k] * B_b[k * ldb + j];
 }
 
 #if defined(__AVX512F__)
@@ -133,10 +141,10 @@ void add_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K) {
 // decoding step's K = 128 cost more than the multiply-adds themselves (a 128×128 product: 1.3 µs
 // above, 0.8 µs here). d_c holds 16 partial sums of column j + c; _mm512_reduce_add_ps adds them.
 template <>
-void dot_rows_of_B<float>(const float* a_row, const float* B_b, float* c_i, int64_t N, int64_t K) {
+void dot_rows_of_B<float>(const float* a_row, const float* B_b, float* c_i, int64_t N, int64_t K, int64_t ldb) {
     int64_t j = 0;
     for (; j + 4 <= N; j += 4) {
-        const float *b0 = B_b + j * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+        const float *b0 = B_b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
         __m512 d0 = _mm512_setzero_ps(), d1 = d0, d2 = d0, d3 = d0;
         int64_t k = 0;
         for (; k + 16 <= K; k += 16) {
@@ -153,7 +161,7 @@ void dot_rows_of_B<float>(const float* a_row, const float* B_b, float* c_i, int6
     }
     for (; j < N; ++j) {
         float dot = 0;
-        for (int64_t k = 0; k < K; ++k) dot += a_row[k] * B_b[j * K + k];
+        for (int64_t k = 0; k < K; ++k) dot += a_row[k] * B_b[j * ldb + k];
         c_i[j] += dot;
     }
 }
@@ -163,21 +171,22 @@ template <typename T>
 void row_loop(const T* A, const T* B, T* C, const GemmShape& s, RowThreads threads) {
     check_shape(s);
     if (handle_empty(C, s)) return;
+    const int64_t lda = row_stride_a(s), ldb = row_stride_b(s), ldc = row_stride_c(s);
     // Row i of C_b; `transposed_row` (K) holds row i of op(A_b) when A is stored K×M.
     const auto compute_row = [&](std::vector<T>& transposed_row, int64_t b, int64_t i) {
         const T* A_b = A + b * s.batch_stride_a;
         const T* B_b = B + b * s.batch_stride_b;
-        T* c_i = C + b * s.batch_stride_c + i * s.N;   // (N) row i of C_b
-        const T* a_row = A_b + i * s.K;
+        T* c_i = C + b * s.batch_stride_c + i * ldc;   // (N) row i of C_b
+        const T* a_row = A_b + i * lda;
         if (s.trans_a) {
-            for (int64_t k = 0; k < s.K; ++k) transposed_row[k] = A_b[k * s.M + i];
+            for (int64_t k = 0; k < s.K; ++k) transposed_row[k] = A_b[k * lda + i];
             a_row = transposed_row.data();
         }
         if (!s.accumulate) std::fill_n(c_i, s.N, T(0));
         if (s.trans_b) {
-            dot_rows_of_B(a_row, B_b, c_i, s.N, s.K);
+            dot_rows_of_B(a_row, B_b, c_i, s.N, s.K, ldb);
         } else {
-            add_rows_of_B(a_row, B_b, c_i, s.N, s.K);
+            add_rows_of_B(a_row, B_b, c_i, s.N, s.K, ldb);
         }
     };
     const bool worth_threads = threads == RowThreads::shared_when_worth_it && s.batch * s.M * s.N * s.K > 32 * 1024;
@@ -206,6 +215,7 @@ struct MatmulKey {
     bool trans_a, trans_b;
     int64_t batch_stride_a, batch_stride_b, batch_stride_c;
     bool accumulate;
+    int64_t lda, ldb, ldc;
     int threads;  // oneDNN fixes a primitive's thread count when it is created
     MatmulPrecision precision;  // the operands' type: f32, or bf16 (C is f32 in both)
     auto operator<=>(const MatmulKey&) const = default;
@@ -221,23 +231,24 @@ dnnl::engine& cpu_engine() {
     return engine;
 }
 
-// A logical rows×cols operand, stored row-major (or, if transposed, stored cols×rows).
-// batch_stride 0 → batch dim 1, which matmul broadcasts; batch 1 → a plain 2-D matrix.
+// A logical rows×cols operand, stored row-major (or, if transposed, stored cols×rows), its stored
+// rows `row_stride` apart. batch_stride 0 → batch dim 1, which matmul broadcasts; batch 1 → a
+// plain 2-D matrix.
 memory::desc operand_desc(int64_t batch, int64_t batch_stride, int64_t rows, int64_t cols, bool transposed,
-                          memory::data_type type = memory::data_type::f32) {
-    const memory::dims matrix_strides = transposed ? memory::dims{1, rows} : memory::dims{cols, 1};
+                          int64_t row_stride, memory::data_type type = memory::data_type::f32) {
+    const memory::dims matrix_strides = transposed ? memory::dims{1, row_stride} : memory::dims{row_stride, 1};
     if (batch == 1) return memory::desc({rows, cols}, type, matrix_strides);
     const int64_t stored_batch = batch_stride == 0 ? 1 : batch;
-    const int64_t step = batch_stride == 0 ? rows * cols : batch_stride;
+    const int64_t step = batch_stride == 0 ? (transposed ? cols : rows) * row_stride : batch_stride;
     return memory::desc({stored_batch, rows, cols}, type, {step, matrix_strides[0], matrix_strides[1]});
 }
 
 CachedMatmul create_matmul(const GemmShape& s, MatmulPrecision precision) {
     const memory::data_type operand_type = precision == MatmulPrecision::bf16 ? memory::data_type::bf16 : memory::data_type::f32;
     CachedMatmul cached;
-    cached.a_desc = operand_desc(s.batch, s.batch_stride_a, s.M, s.K, s.trans_a, operand_type);
-    cached.b_desc = operand_desc(s.batch, s.batch_stride_b, s.K, s.N, s.trans_b, operand_type);
-    cached.c_desc = operand_desc(s.batch, s.batch_stride_c, s.M, s.N, false);
+    cached.a_desc = operand_desc(s.batch, s.batch_stride_a, s.M, s.K, s.trans_a, row_stride_a(s), operand_type);
+    cached.b_desc = operand_desc(s.batch, s.batch_stride_b, s.K, s.N, s.trans_b, row_stride_b(s), operand_type);
+    cached.c_desc = operand_desc(s.batch, s.batch_stride_c, s.M, s.N, false, row_stride_c(s));
     dnnl::primitive_attr attr;
     // user scratchpad: the library's shared one forbids running a primitive on another thread
     // than the one that created it, and our cache is shared by all threads.
@@ -260,6 +271,7 @@ MatmulKey key_of(const GemmShape& s, MatmulPrecision precision) {
     auto key_stride = [&](int64_t stride) { return s.batch == 1 ? 0 : stride; };   // unused when batch is 1
     return MatmulKey{s.batch, s.M, s.N, s.K, s.trans_a, s.trans_b, key_stride(s.batch_stride_a),
                      key_stride(s.batch_stride_b), key_stride(s.batch_stride_c), s.accumulate,
+                     row_stride_a(s), row_stride_b(s), row_stride_c(s),
                      omp_in_parallel() ? 1 : omp_get_max_threads(), precision};
 }
 
@@ -315,34 +327,58 @@ void execute_matmul(const void* A, const void* B, float* C, const GemmShape& s, 
     }
 }
 
-// How many values of its buffer an operand of the product spans: one rows×cols matrix, or the
-// batch's matrices `batch_stride` apart (0: one matrix shared by every batch).
-int64_t operand_extent(int64_t batch, int64_t batch_stride, int64_t rows, int64_t cols) {
-    return batch == 1 || batch_stride == 0 ? rows * cols : (batch - 1) * batch_stride + rows * cols;
+// Where an operand's stored matrices lie: `matrices` of them (1 when shared by the whole batch),
+// `batch_stride` apart, each `rows` stored rows of `cols` values, `row_stride` apart.
+struct StoredOperand {
+    int64_t matrices, batch_stride, rows, cols, row_stride;
+    int64_t packed_size() const { return matrices * rows * cols; }
+};
+StoredOperand stored_a(const GemmShape& s) {
+    return {s.batch_stride_a == 0 ? 1 : s.batch, s.batch_stride_a, s.trans_a ? s.K : s.M, s.trans_a ? s.M : s.K, row_stride_a(s)};
+}
+StoredOperand stored_b(const GemmShape& s) {
+    return {s.batch_stride_b == 0 ? 1 : s.batch, s.batch_stride_b, s.trans_b ? s.N : s.K, s.trans_b ? s.K : s.N, row_stride_b(s)};
 }
 
-// The operand rounded to bf16 into this thread's buffer `slot` (0 for A, 1 for B), same layout.
-const bfloat16_bits* rounded_operand(const float* X, int64_t extent, int slot) {
-    thread_local std::vector<bfloat16_bits> buffers[2];
-    std::vector<bfloat16_bits>& buffer = buffers[slot];
-    if (static_cast<int64_t>(buffer.size()) < extent) buffer.resize(extent);
-    round_to_bfloat16(X, buffer.data(), extent);
+// The operand's values through `round` into this thread's buffer `slot` (0 for A, 1 for B),
+// packed: rows back to back, matrices back to back (a strided operand leaves its gaps behind).
+template <class Out, class Round>
+const Out* packed_rounded(const float* X, const StoredOperand& x, int slot, Round round) {
+    thread_local std::vector<Out> buffers[2];
+    std::vector<Out>& buffer = buffers[slot];
+    if (static_cast<int64_t>(buffer.size()) < x.packed_size()) buffer.resize(x.packed_size());
+    Out* out = buffer.data();
+    for (int64_t m = 0; m < x.matrices; ++m)
+        for (int64_t r = 0; r < x.rows; ++r) {
+            const float* row = X + m * x.batch_stride + r * x.row_stride;
+#pragma omp simd
+            for (int64_t c = 0; c < x.cols; ++c) out[c] = round(row[c]);
+            out += x.cols;
+        }
     return buffer.data();
+}
+
+// The shape of the same product on packed operands (C keeps its layout).
+GemmShape with_packed_operands(GemmShape s) {
+    s.batch_stride_a = s.batch_stride_a == 0 ? 0 : s.M * s.K;
+    s.batch_stride_b = s.batch_stride_b == 0 ? 0 : s.K * s.N;
+    s.lda = s.ldb = 0;
+    return s;
+}
+
+// The operand rounded to bf16, packed.
+const bfloat16_bits* rounded_operand(const float* X, const StoredOperand& x, int slot) {
+    return packed_rounded<bfloat16_bits>(X, x, slot, [](float v) { return to_bfloat16(v); });
 }
 
 // The same rounding widened back to f32, for the row loop: a product of two bf16 values is exact
 // in f32, so the loop then computes what a bf16 matmul does (bf16 products, f32 sums).
-const float* rounded_operand_as_f32(const float* X, int64_t extent, int slot) {
-    thread_local std::vector<float> buffers[2];
-    std::vector<float>& buffer = buffers[slot];
-    if (static_cast<int64_t>(buffer.size()) < extent) buffer.resize(extent);
-#pragma omp simd
-    for (int64_t i = 0; i < extent; ++i) buffer[i] = from_bfloat16(to_bfloat16(X[i]));
-    return buffer.data();
+const float* rounded_operand_as_f32(const float* X, const StoredOperand& x, int slot) {
+    return packed_rounded<float>(X, x, slot, [](float v) { return from_bfloat16(to_bfloat16(v)); });
 }
 
-// C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first and the primitive multiplies
-// bf16 and sums in f32.
+// C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first (packed) and the primitive
+// multiplies bf16 and sums in f32.
 void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s, MatmulPrecision precision) {
     check_shape(s);
     if (handle_empty(C, s)) return;
@@ -350,8 +386,7 @@ void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s,
         execute_matmul(A, B, C, s, precision);
         return;
     }
-    execute_matmul(rounded_operand(A, operand_extent(s.batch, s.batch_stride_a, s.M, s.K), 0),
-                   rounded_operand(B, operand_extent(s.batch, s.batch_stride_b, s.K, s.N), 1), C, s, precision);
+    execute_matmul(rounded_operand(A, stored_a(s), 0), rounded_operand(B, stored_b(s), 1), C, with_packed_operands(s), precision);
 }
 
 }  // namespace
@@ -405,8 +440,10 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
     if (product < kTooSmallToShare) {
         if (precision == MatmulPrecision::bf16) {
             check_shape(s);
-            A = rounded_operand_as_f32(A, operand_extent(s.batch, s.batch_stride_a, s.M, s.K), 0);
-            B = rounded_operand_as_f32(B, operand_extent(s.batch, s.batch_stride_b, s.K, s.N), 1);
+            if (handle_empty(C, s)) return;
+            row_loop(rounded_operand_as_f32(A, stored_a(s), 0), rounded_operand_as_f32(B, stored_b(s), 1), C,
+                     with_packed_operands(s), RowThreads::this_thread_only);
+            return;
         }
         row_loop(A, B, C, s, RowThreads::this_thread_only);
         return;

@@ -8,14 +8,24 @@ namespace tf::kernels {
 
 // One batched matrix multiply: for b in [0, batch): C_b = op(A_b) · op(B_b)
 // op(X) = X or Xᵀ. A_b starts at A + b*batch_stride_a (0 = the same A for every b: broadcast), same for B, C.
-// Row-major storage: op(A_b) is M×K, op(B_b) is K×N, C_b is M×N (contiguous, ldc = N).
+// Row-major storage: op(A_b) is M×K, op(B_b) is K×N, C_b is M×N.
 // If trans_a, A_b is stored K×M (row-major); if trans_b, B_b is stored N×K.
+// lda, ldb, ldc: how far apart the stored rows are (0: packed, the stored row's own width). A
+// wider stride reads a block of columns in place, such as one head's D columns of a (T, H·D)
+// projection.
 struct GemmShape {
     int64_t batch = 1, M = 0, N = 0, K = 0;
     bool trans_a = false, trans_b = false;
     int64_t batch_stride_a = 0, batch_stride_b = 0, batch_stride_c = 0;
     bool accumulate = false;   // C += op(A)·op(B) instead of C = ...
+    int64_t lda = 0, ldb = 0, ldc = 0;
 };
+
+// The stored rows' strides, with 0 resolved: A_b is M×K (K×M if trans_a), B_b K×N (N×K if
+// trans_b), C_b M×N.
+inline int64_t row_stride_a(const GemmShape& s) { return s.lda ? s.lda : (s.trans_a ? s.M : s.K); }
+inline int64_t row_stride_b(const GemmShape& s) { return s.ldb ? s.ldb : (s.trans_b ? s.K : s.N); }
+inline int64_t row_stride_c(const GemmShape& s) { return s.ldc ? s.ldc : s.N; }
 
 // The triple loop a student reads: C[i][j] = Σ_k op(A)[i][k] · op(B)[k][j]. Correct, not fast.
 void gemm_reference(const float* A, const float* B, float* C, const GemmShape& s);

@@ -1,5 +1,6 @@
-// Gradcheck cases for tiled_attention, causal_prefix_attention and additive_scores: small f64
-// problems whose tiles do not divide the sequence, with each mask the kernels take.
+// Gradcheck cases for tiled_attention (heads first, or read in place from projection rows),
+// causal_prefix_attention and additive_scores: small f64 problems whose tiles do not divide the
+// sequence, with each mask the kernels take.
 #include "layers/attention/fused_op_checks.h"
 
 #include "layers/attention/additive_scores.h"
@@ -37,6 +38,24 @@ std::vector<OpCheck> fused_attention_op_checks() {
         tiled_case("causal bottom-right T = 3, S = 5, padding", 3, 5,
                    {.causal = true, .key_padding_mask = padding, .query_tile = 2, .key_tile = 2}),
         tiled_case("sliding window 2, T = 4, S = 5", 4, 5, {.pattern_mask = sliding_window_mask(4, 5, 2, false), .key_tile = 2}),
+        {"tiled_self_attention", "qkv (2,5,(4+2+2)·3): 4 query heads over 2 key/value heads, causal, padding, tiles 2 x 3",
+         [] {
+             Rng rng(14);
+             return Inputs{Tensor::uniform({2, 5, 24}, -1, 1, rng, DType::f64)};
+         },
+         [](const Inputs& in) {
+             const Tensor padding = Tensor::from_data({0, 0, 0, 0, 1, 0, 0, 0, 0, 0}, {2, 5}, DType::f64);
+             return tiled_self_attention(in[0], {.heads = 4, .kv_heads = 2},
+                                         {.causal = true, .key_padding_mask = padding, .query_tile = 2, .key_tile = 3});
+         }},
+        {"tiled_cross_attention", "q (2,3,4), kv (2,5,8): 2 heads, tau 0.9, tiles 2 x 2",
+         [] {
+             Rng rng(15);
+             return Inputs{Tensor::uniform({2, 3, 4}, -1, 1, rng, DType::f64), Tensor::uniform({2, 5, 8}, -1, 1, rng, DType::f64)};
+         },
+         [](const Inputs& in) {
+             return tiled_cross_attention(in[0], in[1], {.heads = 2, .kv_heads = 2}, {.temperature = 0.9, .query_tile = 2, .key_tile = 2});
+         }},
         {"causal_prefix_attention", "(1,2,4,3) with V (1,2,4,2)",
          [] {
              Rng rng(12);

@@ -12,7 +12,8 @@
 namespace tf {
 
 // The fused ops of layers/attention/: each must have a case in fused_attention_op_checks().
-inline constexpr auto kFusedOpNames = std::to_array<std::string_view>({"tiled_attention", "causal_prefix_attention", "additive_scores"});
+inline constexpr auto kFusedOpNames = std::to_array<std::string_view>({"tiled_attention", "tiled_self_attention", "tiled_cross_attention",
+                                                                   "causal_prefix_attention", "additive_scores"});
 
 std::vector<OpCheck> fused_attention_op_checks();
 

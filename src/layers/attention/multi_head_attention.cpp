@@ -1,5 +1,6 @@
-// Multi-head attention: four projections around the chosen kernel, heads split by one reshape and
-// one permute copy each. The softmax kernel needs no K/V repetition for grouped queries; the fused
+// Multi-head attention: four projections around the chosen kernel. The fast path reads the heads in
+// place from the projections' rows; the readable path splits them by one reshape and one permute
+// copy each. The softmax kernel needs no K/V repetition for grouped queries; the fused
 // kernels read one K/V head per query head, so theirs are repeated (index_select, summed back in
 // the backward).
 #include "layers/attention/multi_head_attention.h"
@@ -162,10 +163,34 @@ double MultiHeadAttention::temperature(const SequenceContext& context) const {
     return options_.temperature.value_or(std::sqrt(static_cast<double>(head_width_))) * temperature_scale(context.observer);
 }
 
+// The fast path, for training and evaluation: Q, K and V projected by one GEMM (K and V by one for
+// cross-attention) and the tiled kernel reading every head in place from those rows, writing the
+// heads merged. It computes the softmax attention of the composed path, so it is taken whenever
+// nothing needs the weights themselves: no observer records them and no dropout acts on them.
+// Rotary positions (which turn Q and K after the split) and the linear kernel (another formula)
+// keep their paths, and ReferenceKernels keeps the readable composition.
+bool MultiHeadAttention::reads_heads_in_place(const SequenceContext& context) const {
+    return !kernels::use_reference() && options_.kernel != AttentionKernel::linear && !options_.rotary_base &&
+           !records_attention(context.observer) && !(dropout_->training() && options_.dropout > 0);
+}
+
+// The heads' outputs merged, (B, T, C), by the fast path above.
+Tensor MultiHeadAttention::attend_in_place(const Tensor& x, const Tensor& source, bool cross, const AttentionMask& mask,
+                                           double tau) const {
+    const AttentionHeads heads{options_.heads, options_.kv_heads};
+    const TiledAttentionOptions tiled{.causal = mask.causal, .key_padding_mask = mask.key_padding, .pattern_mask = mask.pattern,
+                                      .temperature = tau, .query_tile = options_.tiles.query_tile,
+                                      .key_tile = options_.tiles.key_tile};
+    if (cross) return tiled_cross_attention((*q_proj_)(x), stacked_linear(source, {k_proj_.get(), v_proj_.get()}), heads, tiled);
+    return tiled_self_attention(stacked_linear(x, {q_proj_.get(), k_proj_.get(), v_proj_.get()}), heads, tiled);
+}
+
 Tensor MultiHeadAttention::forward(const Tensor& x, const SequenceContext& context) {
     const bool cross = context.memory.defined();
     const Tensor& source = cross ? context.memory : x;  // (B, S, C)
     check_shapes(x, source);
+    if (reads_heads_in_place(context))
+        return (*o_proj_)(attend_in_place(x, source, cross, mask_for(context, cross, x.size(1), source.size(1)), temperature(context)));
     Tensor Q = split_heads((*q_proj_)(x), options_.heads);          // (B, H, T, D)
     Tensor K = split_heads((*k_proj_)(source), options_.kv_heads);  // (B, H_kv, S, D)
     const Tensor V = split_heads((*v_proj_)(source), options_.kv_heads);  // (B, H_kv, S, D)

@@ -91,6 +91,8 @@ private:
     double temperature(const SequenceContext& context) const;
     void cache_new_positions(KeyValueCache& cache, const Tensor& x_new, Tensor& Q) const;
     bool reads_cache_in_place(const SequenceContext& context, const KeyValueCache& cache, int64_t new_positions) const;
+    bool reads_heads_in_place(const SequenceContext& context) const;
+    Tensor attend_in_place(const Tensor& x, const Tensor& source, bool cross, const AttentionMask& mask, double tau) const;
     void record(const SequenceContext& context, const Tensor& weights, const Tensor& Q, const Tensor& K) const;
 
     MultiHeadAttentionOptions options_;

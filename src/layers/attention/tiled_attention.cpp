@@ -1,11 +1,15 @@
 // Tiled attention: the forward is an online softmax over key tiles; the backward rebuilds each
 // score tile from Q, K and the saved logsumexp instead of storing the weights. Every product is a
 // small GEMM on a tile (oneDNN for f32), so the only (T, S)-sized thing is the work, never memory.
+// The tiles are read where the heads lie: in (B, H, T, D) tensors, or in place in the rows of the
+// projections (B, T, ·), so a multi-head layer needs no copy to split or merge its heads.
 #include "layers/attention/tiled_attention.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/error.h"
@@ -19,35 +23,44 @@
 namespace tf {
 namespace {
 
-// What the tile loops read: raw (B·H, rows, D) blocks and the masking rule.
+// Where one operand's heads lie in its buffer: row i of head h of batch item b starts at
+//   base + b·batch_stride + h·head_stride + i·row_stride        (D values from there on)
+// (B, H, T, D), contiguous:                  batch_stride H·T·D, head_stride T·D, row_stride D.
+// rows (B, T, W), head h at columns c + h·D:  base + c, batch_stride T·W, head_stride D, row_stride W.
+template <class Pointer>
+struct HeadLayout {
+    Pointer base;
+    int64_t batch_stride, head_stride, row_stride;
+    Pointer row(int64_t b, int64_t h, int64_t i) const { return base + b * batch_stride + h * head_stride + i * row_stride; }
+};
+
+// What the tile loops read: the heads of Q (H of them), K and V (H_kv = H / group), and the
+// masking rule. Query head h reads key/value head h / group.
 template <class Real>
 struct Problem {
-    const Real* Q;                     // (B·H, T, D)
-    const Real* K;                     // (B·H, S, D)
-    const Real* V;                     // (B·H, S, D)
+    HeadLayout<const Real*> Q;         // (B, H, T, D) heads
+    HeadLayout<const Real*> K, V;      // (B, H_kv, S, D) heads
     const uint8_t* key_is_padding;     // (B, S): 1 = padding
     const uint8_t* pattern_hides;      // (T, S): 1 = hidden by the pattern; null without a pattern
-    int64_t H, T, S, D;
+    int64_t H, group, T, S, D;
     Real inv_tau;                      // 1/τ
     bool causal;                       // query i sees keys j ≤ i + (S − T)
     int64_t query_tile, key_tile;
     bool reference;  // ReferenceKernels was on in the caller: reference GEMM loops, one thread
 };
 
-// The saved forward results and the gradients the backward writes.
+// The saved forward results and the gradients the backward writes, in their operands' layouts.
 template <class Real>
 struct Backward {
-    const Real* O;    // (B·H, T, D)
-    const Real* L;    // (B·H, T)  logsumexp of each query row's scores, −∞ if fully masked
-    const Real* dO;   // (B·H, T, D)
-    Real* dQ;         // (B·H, T, D)
-    Real* dK;         // (B·H, S, D)
-    Real* dV;         // (B·H, S, D)
+    HeadLayout<const Real*> O, dO;   // (B, H, T, D) heads
+    const Real* L;                   // (B·H, T)  logsumexp of each query row's scores, −∞ if fully masked
+    HeadLayout<Real*> dQ;            // (B, H, T, D) heads
+    HeadLayout<Real*> dK, dV;        // (B, H_kv, S, D) heads
 };
 
-// One (query tile, key tile) block of one (batch, head).
+// One (query tile, key tile) block of one (batch, query head).
 struct Tile {
-    int64_t bh;
+    int64_t b, h;       // the query head; its keys and values are head h / group
     int64_t i0, rows;   // query rows [i0, i0 + rows)
     int64_t j0, cols;   // key rows [j0, j0 + cols)
 };
@@ -83,10 +96,10 @@ int64_t key_end(const Problem<Real>& p, int64_t i0, int64_t rows) {
 // S_ij = q_i·k_j / τ, or −∞ where query i may not see key j (a future key, padding, or the pattern)
 template <class Real>
 void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (rows, cols)
-    const Real* Q_i = p.Q + (t.bh * p.T + t.i0) * p.D;   // (rows, D)
-    const Real* K_j = p.K + (t.bh * p.S + t.j0) * p.D;   // (cols, D)
-    gemm_tile(p, Q_i, K_j, S, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true});
-    const uint8_t* padding = p.key_is_padding + (t.bh / p.H) * p.S + t.j0;   // (cols)
+    const Real* Q_i = p.Q.row(t.b, t.h, t.i0);            // (rows, D)
+    const Real* K_j = p.K.row(t.b, t.h / p.group, t.j0);  // (cols, D)
+    gemm_tile(p, Q_i, K_j, S, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .lda = p.Q.row_stride, .ldb = p.K.row_stride});
+    const uint8_t* padding = p.key_is_padding + t.b * p.S + t.j0;   // (cols)
     const Real inv_tau = p.inv_tau;
     for (int64_t r = 0; r < t.rows; ++r) {
         // tile columns c < visible are keys j ≤ i + S − T (all of them without causal masking)
@@ -116,7 +129,7 @@ Real row_max(const Real* x, int64_t n) {
 //   ℓ ← α·ℓ + Σ_j P_ij,           O_i ← α·O_i          (the caller then adds P·V_j)
 // A row with nothing visible yet keeps m = −∞, ℓ = 0, P = 0 (exp(−∞ − (−∞)) would be NaN).
 template <class Real>
-void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m, Real* ell, Real* O_tile) {
+void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m, Real* ell, const HeadLayout<Real*>& O) {
     for (int64_t r = 0; r < t.rows; ++r) {
         Real* S_r = S + r * t.cols;
         const Real m_new = std::max(m[r], row_max(S_r, t.cols));
@@ -133,7 +146,8 @@ void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m
         }
         ell[r] = alpha * ell[r] + row_sum;
         m[r] = m_new;
-        for (int64_t d = 0; d < p.D; ++d) O_tile[r * p.D + d] *= alpha;
+        Real* O_r = O.row(t.b, t.h, t.i0 + r);
+        for (int64_t d = 0; d < p.D; ++d) O_r[d] *= alpha;
     }
 }
 
@@ -141,32 +155,35 @@ void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m
 //   after the last tile  O_i ← O_i / ℓ_i   and   L_i = m_i + log ℓ_i  (the row's logsumexp).
 // A fully masked row (ℓ = 0) outputs 0 and saves L = −∞.
 template <class Real>
-void forward_query_tile(const Problem<Real>& p, int64_t bh, int64_t i0, Real* O, Real* L, Scratch<Real>& scratch) {
+void forward_query_tile(const Problem<Real>& p, int64_t bh, int64_t i0, const HeadLayout<Real*>& O, Real* L, Scratch<Real>& scratch) {
+    const int64_t b = bh / p.H, h = bh % p.H;
     const int64_t rows = std::min(p.query_tile, p.T - i0);
-    Real* O_tile = O + (bh * p.T + i0) * p.D;   // (rows, D)
-    std::fill_n(O_tile, rows * p.D, Real(0));
+    Real* O_i = O.row(b, h, i0);   // (rows, D), rows O.row_stride apart
+    for (int64_t r = 0; r < rows; ++r) std::fill_n(O_i + r * O.row_stride, p.D, Real(0));
     std::fill_n(scratch.m.begin(), rows, minus_infinity<Real>);
     std::fill_n(scratch.ell.begin(), rows, Real(0));
     const int64_t keys = key_end(p, i0, rows);
     for (int64_t j0 = 0; j0 < keys; j0 += p.key_tile) {
-        const Tile t{bh, i0, rows, j0, std::min(p.key_tile, keys - j0)};
+        const Tile t{b, h, i0, rows, j0, std::min(p.key_tile, keys - j0)};
         score_tile(p, t, scratch.S.data());
-        online_softmax_step(p, t, scratch.S.data(), scratch.m.data(), scratch.ell.data(), O_tile);
+        online_softmax_step(p, t, scratch.S.data(), scratch.m.data(), scratch.ell.data(), O);
         // O_i += P·V_j        P: (rows, cols)   V_j: (cols, D)   O_i: (rows, D)
-        const Real* V_j = p.V + (bh * p.S + j0) * p.D;
-        gemm_tile(p, scratch.S.data(), V_j, O_tile, {.M = rows, .N = p.D, .K = t.cols, .accumulate = true});
+        const Real* V_j = p.V.row(b, h / p.group, j0);
+        gemm_tile(p, scratch.S.data(), V_j, O_i,
+                  {.M = rows, .N = p.D, .K = t.cols, .accumulate = true, .ldb = p.V.row_stride, .ldc = O.row_stride});
     }
     for (int64_t r = 0; r < rows; ++r) {
         const Real ell = scratch.ell[r];
         const Real inverse = ell > 0 ? Real(1) / ell : Real(0);
-        for (int64_t d = 0; d < p.D; ++d) O_tile[r * p.D + d] *= inverse;
+        Real* O_r = O_i + r * O.row_stride;
+        for (int64_t d = 0; d < p.D; ++d) O_r[d] *= inverse;
         L[bh * p.T + i0 + r] = ell > 0 ? scratch.m[r] + std::log(ell) : minus_infinity<Real>;
     }
 }
 
 // Work is split over (batch·head, query tile): each writes its own rows of O and L.
 template <class Real>
-void forward(const Problem<Real>& p, int64_t batch_heads, Real* O, Real* L) {
+void forward(const Problem<Real>& p, int64_t batch_heads, const HeadLayout<Real*>& O, Real* L) {
     const int64_t query_tiles = ceil_div(p.T, p.query_tile);
     const bool worth_threads = !p.reference && batch_heads * p.T * p.S * p.D > kernels::kParallelGrain;
 #pragma omp parallel if (worth_threads)
@@ -190,7 +207,7 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
     Real* dP = scratch.dP.data();   // (rows, cols), becomes dS
     score_tile(p, t, P);
     // P_ij = exp(S_ij − L_i)
-    const Real* L_i = g.L + t.bh * p.T + t.i0;
+    const Real* L_i = g.L + (t.b * p.H + t.h) * p.T + t.i0;
     for (int64_t r = 0; r < t.rows; ++r) {
         Real* P_r = P + r * t.cols;
         const Real L_r = L_i[r];
@@ -201,73 +218,83 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
 #pragma omp simd
         for (int64_t c = 0; c < t.cols; ++c) P_r[c] = kernels::vector_exp(P_r[c] - L_r);
     }
-    const int64_t q_offset = (t.bh * p.T + t.i0) * p.D, k_offset = (t.bh * p.S + t.j0) * p.D;
-    const Real* dO_i = g.dO + q_offset;   // (rows, D)
+    const int64_t kv_head = t.h / p.group;
+    const Real* dO_i = g.dO.row(t.b, t.h, t.i0);   // (rows, D)
+    const Real* Q_i = p.Q.row(t.b, t.h, t.i0);     // (rows, D)
+    const Real* K_j = p.K.row(t.b, kv_head, t.j0); // (cols, D)
+    const Real* V_j = p.V.row(t.b, kv_head, t.j0); // (cols, D)
     // dV_j += Pᵀ·dO_i          (cols, D)
-    gemm_tile(p, P, dO_i, g.dV + k_offset, {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true});
+    gemm_tile(p, P, dO_i, g.dV.row(t.b, kv_head, t.j0),
+              {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true, .ldb = g.dO.row_stride, .ldc = g.dV.row_stride});
     // dP = dO_i·V_jᵀ           (rows, cols)
-    gemm_tile(p, dO_i, p.V + k_offset, dP, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true});
+    gemm_tile(p, dO_i, V_j, dP, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .lda = g.dO.row_stride, .ldb = p.V.row_stride});
     // dS = P ⊙ (dP − Δ_i) / τ   (rows, cols), in dP's buffer
     for (int64_t r = 0; r < t.rows; ++r)
 #pragma omp simd
         for (int64_t c = r * t.cols; c < (r + 1) * t.cols; ++c) dP[c] = P[c] * (dP[c] - delta[r]) * p.inv_tau;
     // dQ_i += dS·K_j           (rows, D)
-    gemm_tile(p, dP, p.K + k_offset, g.dQ + q_offset, {.M = t.rows, .N = p.D, .K = t.cols, .accumulate = true});
+    gemm_tile(p, dP, K_j, g.dQ.row(t.b, t.h, t.i0),
+              {.M = t.rows, .N = p.D, .K = t.cols, .accumulate = true, .ldb = p.K.row_stride, .ldc = g.dQ.row_stride});
     // dK_j += dSᵀ·Q_i          (cols, D)
-    gemm_tile(p, dP, p.Q + q_offset, g.dK + k_offset, {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true});
+    gemm_tile(p, dP, Q_i, g.dK.row(t.b, kv_head, t.j0),
+              {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true, .ldb = p.Q.row_stride, .ldc = g.dK.row_stride});
 }
 
-// One (batch, head): key tiles outside, query tiles inside (FlashAttention-2's order); a head's
-// dQ, dK and dV are written by one thread only, so there are no write races.
+// One (batch, query head): key tiles outside, query tiles inside (FlashAttention-2's order).
 template <class Real>
-void backward_head(const Problem<Real>& p, const Backward<Real>& g, int64_t bh, Scratch<Real>& scratch, std::vector<Real>& delta) {
+void backward_head(const Problem<Real>& p, const Backward<Real>& g, int64_t b, int64_t h, Scratch<Real>& scratch,
+                   std::vector<Real>& delta) {
     for (int64_t i = 0; i < p.T; ++i) {   // Δ_i = Σ_d dO_id·O_id
+        const Real* dO_i = g.dO.row(b, h, i);
+        const Real* O_i = g.O.row(b, h, i);
         Real dot = 0;
 #pragma omp simd reduction(+ : dot)
-        for (int64_t d = 0; d < p.D; ++d) dot += g.dO[(bh * p.T + i) * p.D + d] * g.O[(bh * p.T + i) * p.D + d];
+        for (int64_t d = 0; d < p.D; ++d) dot += dO_i[d] * O_i[d];
         delta[i] = dot;
     }
     for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile)
         for (int64_t i0 = 0; i0 < p.T; i0 += p.query_tile) {
             const int64_t rows = std::min(p.query_tile, p.T - i0);
             if (key_end(p, i0, rows) <= j0) continue;   // every key of this tile is in these rows' future
-            const Tile t{bh, i0, rows, j0, std::min(p.key_tile, p.S - j0)};
+            const Tile t{b, h, i0, rows, j0, std::min(p.key_tile, p.S - j0)};
             backward_tile(p, g, t, delta.data() + i0, scratch);
         }
 }
 
+// Work is split over (batch, key/value head): the query heads that share one key/value head run
+// on one thread, one after another, so each dK and dV is written by one thread only (no races),
+// and each query head's dQ by the thread that owns its key/value head.
 template <class Real>
-void backward(const Problem<Real>& p, const Backward<Real>& g, int64_t batch_heads) {
-    const bool worth_threads = !p.reference && batch_heads > 1 && batch_heads * p.T * p.S * p.D > kernels::kParallelGrain;
+void backward(const Problem<Real>& p, const Backward<Real>& g, int64_t batch) {
+    const int64_t kv_heads = p.H / p.group, owners = batch * kv_heads;
+    const bool worth_threads = !p.reference && owners > 1 && batch * p.H * p.T * p.S * p.D > kernels::kParallelGrain;
 #pragma omp parallel if (worth_threads)
     {
         Scratch<Real> scratch(p);
-        std::vector<Real> delta(p.T);   // (T) Δ of the current head
+        std::vector<Real> delta(p.T);   // (T) Δ of the current query head
 #pragma omp for schedule(dynamic)
-        for (int64_t bh = 0; bh < batch_heads; ++bh) backward_head(p, g, bh, scratch, delta);
+        for (int64_t owner = 0; owner < owners; ++owner) {
+            const int64_t b = owner / kv_heads, kv_head = owner % kv_heads;
+            for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h) backward_head(p, g, b, h, scratch, delta);
+        }
     }
 }
 
 // ── checks and setup ────────────────────────────────────────────────────
-std::string shapes_text(const Tensor& Q, const Tensor& K, const Tensor& V) {
-    return "Q " + to_string(Q.shape()) + ", K " + to_string(K.shape()) + ", V " + to_string(V.shape());
-}
+// The sizes of one attention problem: B, H query heads and H_kv key/value heads of width D, T
+// queries, S keys.
+struct Sizes {
+    int64_t B, H, H_kv, T, S, D;
+};
 
-void check_inputs(const char* op, const Tensor& Q, const Tensor& K, const Tensor& V, const TiledAttentionOptions& options) {
-    const std::string where = std::string(op) + ": " + shapes_text(Q, K, V);
-    if (Q.dim() != 4 || K.dim() != 4 || V.dim() != 4)
-        throw ShapeError(where + ": expected Q (B, H, T, D), K and V (B, H, S, D)");
-    if (K.shape() != V.shape() || Q.size(0) != K.size(0) || Q.size(1) != K.size(1) || Q.size(3) != K.size(3))
-        throw ShapeError(where + ": expected Q (B, H, T, D), K and V (B, H, S, D)");
-    if (Q.dtype() != K.dtype() || Q.dtype() != V.dtype()) throw ValueError(where + ": dtypes differ");
+// The mask and option rules every entry point shares; `where` names the op and its shapes.
+void check_options(const std::string& where, const Sizes& n, const TiledAttentionOptions& options) {
     const Tensor& mask = options.key_padding_mask;
-    if (mask.defined() && mask.shape() != Shape{Q.size(0), K.size(2)})
-        throw ShapeError(where + ": key_padding_mask " + to_string(mask.shape()) + " should be (B, S) = " +
-                         to_string(Shape{Q.size(0), K.size(2)}));
+    if (mask.defined() && mask.shape() != Shape{n.B, n.S})
+        throw ShapeError(where + ": key_padding_mask " + to_string(mask.shape()) + " should be (B, S) = " + to_string(Shape{n.B, n.S}));
     const Tensor& pattern = options.pattern_mask;
-    if (pattern.defined() && pattern.shape() != Shape{Q.size(2), K.size(2)})
-        throw ShapeError(where + ": pattern_mask " + to_string(pattern.shape()) + " should be (T, S) = " +
-                         to_string(Shape{Q.size(2), K.size(2)}));
+    if (pattern.defined() && pattern.shape() != Shape{n.T, n.S})
+        throw ShapeError(where + ": pattern_mask " + to_string(pattern.shape()) + " should be (T, S) = " + to_string(Shape{n.T, n.S}));
     if (options.query_tile < 1 || options.key_tile < 1)
         throw ValueError(where + ": tile sizes must be ≥ 1, got " + std::to_string(options.query_tile) + " and " +
                          std::to_string(options.key_tile));
@@ -275,8 +302,27 @@ void check_inputs(const char* op, const Tensor& Q, const Tensor& K, const Tensor
         throw ValueError(where + ": temperature must be > 0, got " + std::to_string(*options.temperature));
 }
 
-double temperature(const Tensor& Q, const TiledAttentionOptions& options) {
-    return options.temperature ? *options.temperature : std::sqrt(static_cast<double>(Q.size(3)));
+std::string shapes_text(const std::vector<std::pair<const char*, const Tensor*>>& named) {
+    std::string text;
+    for (const auto& [name, tensor] : named) text += (text.empty() ? "" : ", ") + std::string(name) + " " + to_string(tensor->shape());
+    return text;
+}
+
+void check_same_dtype(const std::string& where, const std::vector<Tensor>& inputs) {
+    for (const Tensor& x : inputs)
+        if (x.dtype() != inputs.front().dtype()) throw ValueError(where + ": dtypes differ");
+}
+
+// Q (B, H, T, D), K and V (B, H, S, D): the heads-first entry point's sizes.
+Sizes heads_first_sizes(const char* op, const Tensor& Q, const Tensor& K, const Tensor& V, const TiledAttentionOptions& options) {
+    const std::string where = std::string(op) + ": " + shapes_text({{"Q", &Q}, {"K", &K}, {"V", &V}});
+    if (Q.dim() != 4 || K.dim() != 4 || V.dim() != 4 || K.shape() != V.shape() || Q.size(0) != K.size(0) ||
+        Q.size(1) != K.size(1) || Q.size(3) != K.size(3))
+        throw ShapeError(where + ": expected Q (B, H, T, D), K and V (B, H, S, D)");
+    check_same_dtype(where, {Q, K, V});
+    const Sizes n{Q.size(0), Q.size(1), Q.size(1), Q.size(2), K.size(2), Q.size(3)};
+    check_options(where, n, options);
+    return n;
 }
 
 // A 0/1 mask as one byte per element: 1 = never attend; empty for an undefined mask.
@@ -293,19 +339,66 @@ struct MaskBytes {
     std::vector<uint8_t> pattern;   // (T, S), or empty
 };
 
-MaskBytes make_mask_bytes(const Tensor& Q, const Tensor& K, const TiledAttentionOptions& options) {
+MaskBytes make_mask_bytes(const Sizes& n, const TiledAttentionOptions& options) {
     MaskBytes masks{mask_bytes(options.key_padding_mask), mask_bytes(options.pattern_mask)};
-    if (masks.padding.empty()) masks.padding.assign(Q.size(0) * K.size(2), 0);
+    if (masks.padding.empty()) masks.padding.assign(n.B * n.S, 0);
     return masks;
 }
 
+// Where an operand's heads lie, before its buffer is known: which of the op's inputs holds them
+// (or, for the output, none) and the HeadLayout's column and strides.
+struct HeadPlacement {
+    std::size_t input;
+    int64_t column, batch_stride, head_stride, row_stride;
+    template <class Pointer>
+    HeadLayout<Pointer> in(Pointer base) const { return {base + column, batch_stride, head_stride, row_stride}; }
+};
+
+// H heads of D values in a (B, H, rows, D) tensor, and in rows (B, rows, width) from column `column`.
+HeadPlacement heads_first(std::size_t input, int64_t H, int64_t rows, int64_t D) { return {input, 0, H * rows * D, rows * D, D}; }
+HeadPlacement heads_in_rows(std::size_t input, int64_t rows, int64_t width, int64_t column, int64_t D) {
+    return {input, column, rows * width, D, width};
+}
+
+struct Placements {
+    HeadPlacement Q, K, V, O;   // O's input index is unused: the output (and dO) has its own buffer
+};
+
 template <class Real>
-Problem<Real> make_problem(const Tensor& Q, const Tensor& K, const Tensor& V, const MaskBytes& masks,
-                        const TiledAttentionOptions& options) {
-    return Problem<Real>{Q.data<Real>(), K.data<Real>(), V.data<Real>(), masks.padding.data(),
-                      masks.pattern.empty() ? nullptr : masks.pattern.data(),
-                      Q.size(1), Q.size(2), K.size(2), Q.size(3), static_cast<Real>(1.0 / temperature(Q, options)),
-                      options.causal, options.query_tile, options.key_tile, kernels::use_reference()};
+Problem<Real> make_problem(const Sizes& n, const std::vector<Tensor>& inputs, const Placements& at, const MaskBytes& masks,
+                           const TiledAttentionOptions& options) {
+    const double tau = options.temperature ? *options.temperature : std::sqrt(static_cast<double>(n.D));
+    const auto heads = [&](const HeadPlacement& place) { return place.in(inputs[place.input].data<Real>()); };
+    return Problem<Real>{heads(at.Q), heads(at.K), heads(at.V), masks.padding.data(),
+                         masks.pattern.empty() ? nullptr : masks.pattern.data(), n.H, n.H / n.H_kv, n.T, n.S, n.D,
+                         static_cast<Real>(1.0 / tau), options.causal, options.query_tile, options.key_tile,
+                         kernels::use_reference()};
+}
+
+// The one op every entry point records: O (out_shape, its heads where at.O says) from the inputs
+// that hold Q, K and V; the backward gives each input a gradient of its own shape and layout.
+Tensor attention_on_placements(const char* op, const std::vector<Tensor>& inputs, const Sizes& n, const Placements& at,
+                               const Shape& out_shape, const TiledAttentionOptions& options) {
+    const MaskBytes masks = make_mask_bytes(n, options);
+    const DType dtype = inputs.front().dtype();
+    Tensor O(out_shape, dtype);            // heads where at.O says
+    Tensor L({n.B, n.H, n.T}, dtype);      // (B, H, T)
+    dispatch(dtype, [&](auto zero) {
+        using Real = decltype(zero);
+        forward(make_problem<Real>(n, inputs, at, masks, options), n.B * n.H, at.O.in(O.data<Real>()), L.data<Real>());
+    });
+    return record(op, inputs, O, [inputs, n, at, O, L, masks, options](const Tensor& dO) -> Grads {
+        Grads grads;
+        for (const Tensor& x : inputs) grads.push_back(Tensor::zeros(x.shape(), x.dtype()));
+        dispatch(O.dtype(), [&](auto zero) {
+            using Real = decltype(zero);
+            const auto gradient = [&](const HeadPlacement& place) { return place.in(grads[place.input].data<Real>()); };
+            const Backward<Real> g{at.O.in(O.data<Real>()), at.O.in(dO.data<Real>()), L.data<Real>(), gradient(at.Q),
+                                   gradient(at.K), gradient(at.V)};
+            backward(make_problem<Real>(n, inputs, at, masks, options), g, n.B);
+        });
+        return grads;
+    });
 }
 
 }  // namespace
@@ -313,34 +406,55 @@ Problem<Real> make_problem(const Tensor& Q, const Tensor& K, const Tensor& V, co
 // ── tiled_attention ──  O = softmax(Q·Kᵀ/τ + M)·V, saving O and L = logsumexp per query row
 // Backward: dQ, dK, dV tile by tile from Q, K, V, O, L and dO (see backward_tile).
 Tensor tiled_attention(const Tensor& Q, const Tensor& K, const Tensor& V, const TiledAttentionOptions& options) {
-    check_inputs("tiled_attention", Q, K, V, options);
-    const MaskBytes masks = make_mask_bytes(Q, K, options);
-    const int64_t batch_heads = Q.size(0) * Q.size(1);
-    Tensor O(Q.shape(), Q.dtype());                                // (B, H, T, D)
-    Tensor L({Q.size(0), Q.size(1), Q.size(2)}, Q.dtype());        // (B, H, T)
-    dispatch(Q.dtype(), [&](auto zero) {
-        using Real = decltype(zero);
-        forward(make_problem<Real>(Q, K, V, masks, options), batch_heads, O.data<Real>(), L.data<Real>());
-    });
-    return record("tiled_attention", {Q, K, V}, O,
-                  [Q, K, V, O, L, masks, options, batch_heads](const Tensor& dO) -> Grads {
-        Tensor dQ = Tensor::zeros(Q.shape(), Q.dtype()), dK = Tensor::zeros(K.shape(), K.dtype()),
-               dV = Tensor::zeros(V.shape(), V.dtype());
-        dispatch(Q.dtype(), [&](auto zero) {
-            using Real = decltype(zero);
-            const Backward<Real> g{O.data<Real>(), L.data<Real>(), dO.data<Real>(), dQ.data<Real>(), dK.data<Real>(), dV.data<Real>()};
-            backward(make_problem<Real>(Q, K, V, masks, options), g, batch_heads);
-        });
-        return {dQ, dK, dV};
-    });
+    const Sizes n = heads_first_sizes("tiled_attention", Q, K, V, options);
+    const Placements at{heads_first(0, n.H, n.T, n.D), heads_first(1, n.H, n.S, n.D), heads_first(2, n.H, n.S, n.D),
+                        heads_first(0, n.H, n.T, n.D)};
+    return attention_on_placements("tiled_attention", {Q, K, V}, n, at, Q.shape(), options);
+}
+
+// ── tiled_self_attention ──  the same, every head read in place from the rows of one projection:
+// qkv (B, T, (H + 2·H_kv)·D) = [Q heads | K heads | V heads] per row  →  O (B, T, H·D), heads side by side
+Tensor tiled_self_attention(const Tensor& qkv, const AttentionHeads& heads, const TiledAttentionOptions& options) {
+    const std::string where = "tiled_self_attention: qkv " + to_string(qkv.shape()) + ", " + std::to_string(heads.heads) +
+                              " heads, " + std::to_string(heads.kv_heads) + " key/value heads";
+    const int64_t head_columns = heads.heads + 2 * heads.kv_heads;
+    if (qkv.dim() != 3 || heads.heads < 1 || heads.kv_heads < 1 || heads.heads % heads.kv_heads != 0 ||
+        qkv.size(2) % head_columns != 0)
+        throw ShapeError(where + ": expected qkv (B, T, (H + 2·H_kv)·D) with H a multiple of H_kv");
+    const int64_t B = qkv.size(0), T = qkv.size(1), W = qkv.size(2), D = W / head_columns;
+    const Sizes n{B, heads.heads, heads.kv_heads, T, T, D};
+    check_options(where, n, options);
+    const Placements at{heads_in_rows(0, T, W, 0, D), heads_in_rows(0, T, W, n.H * D, D),
+                        heads_in_rows(0, T, W, (n.H + n.H_kv) * D, D), heads_in_rows(0, T, n.H * D, 0, D)};
+    return attention_on_placements("tiled_self_attention", {qkv}, n, at, {B, T, n.H * D}, options);
+}
+
+// ── tiled_cross_attention ──  queries from q (B, T, H·D), keys and values in place from
+// kv (B, S, 2·H_kv·D) = [K heads | V heads] per row  →  O (B, T, H·D)
+Tensor tiled_cross_attention(const Tensor& q, const Tensor& kv, const AttentionHeads& heads, const TiledAttentionOptions& options) {
+    const std::string where = "tiled_cross_attention: " + shapes_text({{"q", &q}, {"kv", &kv}}) + ", " +
+                              std::to_string(heads.heads) + " heads, " + std::to_string(heads.kv_heads) + " key/value heads";
+    if (q.dim() != 3 || kv.dim() != 3 || q.size(0) != kv.size(0) || heads.heads < 1 || heads.kv_heads < 1 ||
+        heads.heads % heads.kv_heads != 0 || q.size(2) % heads.heads != 0 ||
+        kv.size(2) != 2 * heads.kv_heads * (q.size(2) / heads.heads))
+        throw ShapeError(where + ": expected q (B, T, H·D) and kv (B, S, 2·H_kv·D) with H a multiple of H_kv");
+    check_same_dtype(where, {q, kv});
+    const int64_t B = q.size(0), T = q.size(1), S = kv.size(1), D = q.size(2) / heads.heads;
+    const Sizes n{B, heads.heads, heads.kv_heads, T, S, D};
+    check_options(where, n, options);
+    const int64_t kv_width = kv.size(2);
+    const Placements at{heads_in_rows(0, T, n.H * D, 0, D), heads_in_rows(1, S, kv_width, 0, D),
+                        heads_in_rows(1, S, kv_width, n.H_kv * D, D), heads_in_rows(0, T, n.H * D, 0, D)};
+    return attention_on_placements("tiled_cross_attention", {q, kv}, n, at, {B, T, n.H * D}, options);
 }
 
 // ── composed_attention ──  the same formula from plain ops and the masks of masks.h
 Tensor composed_attention(const Tensor& Q, const Tensor& K, const Tensor& V, const TiledAttentionOptions& options) {
-    check_inputs("composed_attention", Q, K, V, options);
+    heads_first_sizes("composed_attention", Q, K, V, options);
     const AttentionMask mask{.causal = options.causal, .key_padding = options.key_padding_mask,
                              .pattern = options.pattern_mask};
-    return scaled_dot_product_attention(Q, K, V, mask, temperature(Q, options));   // (B, H, T, D)
+    const double tau = options.temperature ? *options.temperature : std::sqrt(static_cast<double>(Q.size(3)));
+    return scaled_dot_product_attention(Q, K, V, mask, tau);   // (B, H, T, D)
 }
 
 }  // namespace tf
