@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "autograd/error.h"
+#include "autograd/kernels/mode.h"
 #include "helpers.h"
 #include "train/optimizer.h"
 
@@ -194,6 +195,37 @@ TEST_CASE("adamw on a large f32 parameter matches the formula element by element
         worst = std::max(worst, std::abs(got[i] - p2) / (1 + std::abs(p2)));
     }
     REQUIRE(worst < 1e-6);   // f32 rounding of a few operations, nothing more
+}
+
+TEST_CASE("adam's one pass over every parameter's blocks equals one update per parameter, bit for bit", "[unit]") {
+    // Parameters of odd sizes (a block of 4,096 split across two of them, a lone element, one of
+    // each dtype), one without a gradient on the first step, so the steps t differ: the fused list
+    // against the readable per-parameter loop (ReferenceKernels), three AdamW steps each.
+    const std::vector<std::pair<int64_t, DType>> sizes{{70001, DType::f32}, {1, DType::f32}, {4097, DType::f64}, {300, DType::f32}};
+    Rng rng(11);
+    NamedParameters fused_parameters, reference_parameters;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        const Tensor start = Tensor::normal({sizes[i].first}, 0, 1, rng, sizes[i].second);
+        fused_parameters.emplace_back("p" + std::to_string(i), start.clone().set_requires_grad());
+        reference_parameters.emplace_back("p" + std::to_string(i), start.clone().set_requires_grad());
+    }
+    AdamW fused(fused_parameters, {.weight_decay = 0.1}), reference(reference_parameters, {.weight_decay = 0.1});
+    for (int step = 0; step < 3; ++step) {
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            const Tensor grad = Tensor::normal({sizes[i].first}, 0, 1, rng, sizes[i].second);
+            const bool skipped = step == 0 && i == 1;   // p1's first step is the second
+            fused_parameters[i].second.set_grad(skipped ? Tensor() : grad);
+            reference_parameters[i].second.set_grad(skipped ? Tensor() : grad.clone());
+        }
+        fused.step(0.01);
+        const kernels::ReferenceKernels one_update_per_parameter;
+        reference.step(0.01);
+    }
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        INFO(fused_parameters[i].first);
+        CHECK(bit_equal(fused_parameters[i].second, reference_parameters[i].second));
+    }
+    CHECK(fused.state().at("optimizer.step.p1").item() == 2);
 }
 
 TEST_CASE("optimizer state saved and loaded continues bit for bit", "[unit]") {

@@ -46,13 +46,20 @@ Tensor& Optimizer::buffer(std::size_t buffer_index, std::size_t parameter_index)
 void Optimizer::step(double lr) {
     if (!(lr >= 0 && std::isfinite(lr))) throw ValueError("optimizer step: learning rate must be finite and ≥ 0, got " + std::to_string(lr));
     NoGradGuard no_grad;
+    std::vector<Update> updates;
     for (std::size_t i = 0; i < parameters_.size(); ++i) {
-        Tensor& parameter = parameters_[i].second;
-        const Tensor grad = parameter.grad();
-        if (!grad.defined()) continue;
-        update(i, parameter, grad, lr);
+        const Tensor grad = parameters_[i].second.grad();
+        if (grad.defined()) updates.push_back({i, parameters_[i].second, grad});
     }
+    update_all(updates, lr);
     ++step_count_;
+}
+
+void Optimizer::update_all(const std::vector<Update>& updates, double lr) {
+    for (const Update& u : updates) {
+        Tensor parameter = u.parameter;   // a handle sharing the parameter's data
+        update(u.index, parameter, u.grad, lr);
+    }
 }
 
 void Optimizer::zero_grad() {

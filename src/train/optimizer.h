@@ -45,6 +45,13 @@ protected:
     Tensor& buffer(std::size_t buffer_index, std::size_t parameter_index);
     // Updates parameter `index` (which has gradient `grad`) in place.
     virtual void update(std::size_t index, Tensor& parameter, const Tensor& grad, double lr) = 0;
+    // The parameters of one step that have a gradient, by index.
+    struct Update {
+        std::size_t index;
+        Tensor parameter, grad;
+    };
+    // Updates them all; by default one update() each. A rule may instead run them together.
+    virtual void update_all(const std::vector<Update>& updates, double lr);
 
 private:
     NamedParameters parameters_;
@@ -76,6 +83,8 @@ struct AdamOptions {
     double weight_decay = 0;  // ≥ 0; Adam adds λ·p to the gradient, AdamW decays p directly
 };
 
+struct AdamStep;   // one parameter's scalars for one step (adam.cpp)
+
 // PyTorch's Adam (no amsgrad). State per parameter: "exp_avg" (m), "exp_avg_sq" (v) and "step"
 // (its own count, as in PyTorch: bias correction counts only the steps that parameter took).
 class Adam : public Optimizer {
@@ -87,6 +96,11 @@ protected:
 
 private:
     void update(std::size_t index, Tensor& parameter, const Tensor& grad, double lr) override;
+    // Every parameter's update in one pass over one list of element blocks, threaded once per step
+    // (one update() a parameter opened a parallel region for each large one).
+    void update_all(const std::vector<Update>& updates, double lr) override;
+    // Counts one more step of parameter `index` and gives that step's scalars.
+    AdamStep next_step(std::size_t index, double lr);
     AdamOptions options_;
     bool decoupled_weight_decay_;
 };

@@ -22,13 +22,14 @@ private:
 // Below this many elements, spreading work over threads costs more than it saves.
 inline constexpr int64_t kParallelGrain = 1 << 15;
 
-// Runs body(i) for every i in [0, n): split over the threads when `parallel`, else a plain loop on
-// this thread. An OpenMP region that an `if` clause turns off still goes through the runtime
-// (0.4 µs a call here), and a decoding step's hundred small ops add that up; so small work never
-// enters one.
+// Runs body(i) for every i in [0, n): split over the threads when `parallel` and there are two
+// or more tasks to split, else a plain loop on this thread. An OpenMP region that an `if` clause
+// turns off still goes through the runtime (0.4 µs a call here), and a decoding step's hundred
+// small ops add that up; so small work never enters one. Nor does a single task: a region for it
+// would only wake the other threads (20–100 µs each here) to find nothing to do.
 template <class Body>
 void parallel_for(int64_t n, bool parallel, Body body) {
-    if (!parallel) {
+    if (!parallel || n < 2) {
         for (int64_t i = 0; i < n; ++i) body(i);
         return;
     }
