@@ -92,6 +92,23 @@ TEST_CASE("fast path equals reference: matmul in every layout", "[unit]") {
                                   {random({5, 17, n}), random({1, 3, 17}, 2)});
 }
 
+TEST_CASE("fast path equals reference: linear with the bias and ReLU in the GEMM's epilogue", "[unit]") {
+    // Rows from one (the row loop) to 4,097 (oneDNN on both threads), widths off the vector length;
+    // the readable path adds the bias to prefilled rows and applies the ReLU after.
+    const int64_t rows = GENERATE(1, 3, 65, 4097);
+    INFO("rows = " << rows);
+    for (const LinearActivation activation : {LinearActivation::none, LinearActivation::relu}) {
+        require_fast_equals_reference([activation](const auto& in) { return linear(in[0], in[1], in[2], activation); },
+                                      {random({rows, 67}), random({129, 67}, 2), random({129}, 3)}, 1e-4);
+    }
+    // ... and the ReLU epilogue is relu(linear(…)), values and gradients
+    const std::vector<Tensor> inputs{random({rows, 67}), random({129, 67}, 2), random({129}, 3)};
+    const Outcome fused = run([](const auto& in) { return linear(in[0], in[1], in[2], LinearActivation::relu); }, inputs);
+    const Outcome composed = run([](const auto& in) { return relu(linear(in[0], in[1], in[2])); }, inputs);
+    CHECK(test::max_relative_difference(fused.output, composed.output) < 1e-6);
+    for (std::size_t i = 0; i < inputs.size(); ++i) CHECK(test::max_relative_difference(fused.grads[i], composed.grads[i]) < 1e-4);
+}
+
 TEST_CASE("fast path equals reference: softmax, log_softmax, layer_norm, cross_entropy", "[unit]") {
     const int64_t n = GENERATE(1, 3, 17, 65);
     INFO("n = " << n);

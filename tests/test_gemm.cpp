@@ -221,3 +221,26 @@ TEST_CASE("gemm: a row stride shorter than its row is refused, naming it", "[uni
                       Catch::Contains("matmul") && Catch::Contains("row stride"));
     CHECK_THROWS_AS(tf::kernels::gemm_reference(A, B, C, {.M = 2, .N = 4, .K = 2, .ldc = 3}), tf::ShapeError);
 }
+
+TEST_CASE("gemm: the bias and ReLU epilogue equals the product, plus the bias, then max(·, 0), on every path", "[unit][gemm]") {
+    // M·N·K from the row loop (< 2^17) through oneDNN on one thread (< 2^21) to both threads.
+    const auto [M, N, K] = GENERATE(table<int64_t, int64_t, int64_t>({{5, 7, 3}, {64, 129, 67}, {2048, 130, 128}}));
+    const bool trans_b = GENERATE(false, true);
+    const auto activation = GENERATE(tf::kernels::GemmActivation::none, tf::kernels::GemmActivation::relu);
+    CAPTURE(M, N, K, trans_b, activation == tf::kernels::GemmActivation::relu);
+    const GemmShape s{.M = M, .N = N, .K = K, .trans_b = trans_b};
+    const auto A = random_values<float>(M * K, 1), B = random_values<float>(K * N, 2), bias = random_values<float>(N, 3);
+    std::vector<float> C(M * N), expected(M * N);
+    tf::kernels::gemm(A.data(), B.data(), C.data(), s, {.bias = bias.data(), .activation = activation});
+    tf::kernels::gemm_reference(A.data(), B.data(), expected.data(), s);
+    double worst = 0;
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+            double value = double(expected[i * N + j]) + bias[j];
+            if (activation == tf::kernels::GemmActivation::relu) value = std::max(value, 0.0);
+            worst = std::max(worst, std::abs(C[i * N + j] - value) / (1 + std::abs(value)));
+        }
+    CHECK(worst < 1e-5 * K);
+    CHECK_THROWS_AS(tf::kernels::gemm(A.data(), B.data(), C.data(), {.M = M, .N = N, .K = K, .accumulate = true}, {.bias = bias.data()}),
+                    tf::ShapeError);
+}

@@ -115,6 +115,31 @@ TEST_CASE("gemm in bf16 equals the reference loop on operands rounded to bf16", 
     }
 }
 
+TEST_CASE("gemm in bf16 with the bias and ReLU epilogue: the rounded operands' product, plus the f32 bias, then ReLU", "[unit][precision]") {
+    if (!cpu_has_bf16()) {
+        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
+        return;
+    }
+    for (const GemmShape& s : {GemmShape{.M = 5, .N = 7, .K = 3, .trans_b = true}, GemmShape{.M = 300, .N = 129, .K = 64, .trans_b = true},
+                               GemmShape{.M = 2048, .N = 96, .K = 128, .trans_b = true}}) {
+        INFO("M " << s.M << " N " << s.N << " K " << s.K);
+        const auto A = random_floats(s.M * s.K, 1), B = random_floats(s.N * s.K, 2), bias = random_floats(s.N, 3);
+        std::vector<float> C(s.M * s.N), expected(s.M * s.N);
+        {
+            const tf::kernels::MatmulPrecisionScope bf16(MatmulPrecision::bf16);
+            tf::kernels::gemm(A.data(), B.data(), C.data(), s, {.bias = bias.data(), .activation = tf::kernels::GemmActivation::relu});
+        }
+        tf::kernels::gemm_reference(rounded_to_bfloat16(A).data(), rounded_to_bfloat16(B).data(), expected.data(), s);
+        double worst = 0;
+        for (int64_t i = 0; i < s.M; ++i)
+            for (int64_t j = 0; j < s.N; ++j) {
+                const double value = std::max(double(expected[i * s.N + j]) + bias[j], 0.0);
+                worst = std::max(worst, std::abs(C[i * s.N + j] - value) / (1 + std::abs(value)));
+            }
+        CHECK(worst < 1e-5);
+    }
+}
+
 TEST_CASE("gemm in bf16 differs from f32 by the rounding of its operands, no more", "[property][precision]") {
     if (!cpu_has_bf16()) {
         CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);

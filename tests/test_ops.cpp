@@ -118,6 +118,34 @@ TEST_CASE("layer_norm normalises each row to mean 0, variance 1, then scales and
                         Catch::Contains("layer_norm: input (2,4) needs gamma and beta of shape (4)"));
 }
 
+TEST_CASE("add_layer_norm is layer_norm of the sum in one pass: the same bits, forward and backward", "[unit]") {
+    // f32, odd widths and row counts (vector tails; one thread and many): values and the gradients
+    // of x, r, γ and β equal those of the composed add then layer_norm, bit for bit.
+    const auto [rows, cols] = GENERATE(std::make_pair(3, 5), std::make_pair(65, 17), std::make_pair(513, 128));
+    INFO(rows << " rows of " << cols);
+    Rng rng(rows + cols);
+    const std::vector<Tensor> inputs{Tensor::uniform({rows, cols}, -2, 2, rng), Tensor::uniform({rows, cols}, -1, 1, rng),
+                                     Tensor::uniform({cols}, 0.5, 1.5, rng), Tensor::uniform({cols}, -1, 1, rng)};
+    const Tensor seed = Tensor::uniform({rows, cols}, -1, 1, rng);
+    const auto outcome = [&](bool fused) {
+        std::vector<Tensor> leaves;
+        for (const Tensor& x : inputs) leaves.push_back(x.clone().set_requires_grad());
+        Tape::current().clear();
+        const Tensor y = fused ? add_layer_norm(leaves[0], leaves[1], leaves[2], leaves[3])
+                               : layer_norm(leaves[0] + leaves[1], leaves[2], leaves[3]);
+        Tape::current().backward(y, seed);
+        std::vector<Tensor> results{y};
+        for (const Tensor& leaf : leaves) results.push_back(leaf.grad());
+        return results;
+    };
+    const std::vector<Tensor> fused = outcome(true), composed = outcome(false);
+    for (std::size_t i = 0; i < fused.size(); ++i) {
+        INFO("result " << i << " (0: y, then dx, dr, dγ, dβ)");
+        CHECK(fused[i].to_vector() == composed[i].to_vector());
+    }
+    REQUIRE_THROWS_WITH(add_layer_norm(inputs[0], inputs[2], inputs[2], inputs[3]), Catch::Contains("add_layer_norm") && Catch::Contains("must match"));
+}
+
 TEST_CASE("dropout: identity in eval, inverted scaling and a seeded mask in training", "[unit]") {
     const Tensor x = Tensor::ones({10000}, DType::f64);
     Rng rng(3);

@@ -103,6 +103,8 @@ std::vector<OpCheck> matmul_checks() {
          [](const Inputs& in) { return linear(in[0], in[1], in[2]); }},
         {"linear", "one row (4) x (3,4)ᵀ + (3)", [] { return Inputs{values({4}), values({3, 4}), values({3})}; },
          [](const Inputs& in) { return linear(in[0], in[1], in[2]); }},
+        {"linear", "ReLU epilogue (2,3,4) x (5,4)ᵀ + (5)", [] { return Inputs{values({2, 3, 4}), values({5, 4}), values({5})}; },
+         [](const Inputs& in) { return linear(in[0], in[1], in[2], LinearActivation::relu); }},
     };
 }
 
@@ -154,6 +156,9 @@ std::vector<OpCheck> softmax_and_mask_checks() {
         {"layer_norm", "(4,6) with gamma, beta",
          [] { return Inputs{values({4, 6}, -2, 2), values({6}, 0.5, 1.5), values({6})}; },
          [](const Inputs& in) { return layer_norm(in[0], in[1], in[2]); }},
+        {"add_layer_norm", "(2,3,5) + (2,3,5) with gamma, beta",
+         [] { return Inputs{values({2, 3, 5}, -2, 2), values({2, 3, 5}, -1, 1), values({5}, 0.5, 1.5), values({5})}; },
+         [](const Inputs& in) { return add_layer_norm(in[0], in[1], in[2], in[3]); }},
         unary("dropout", "p = 0.3, training, fixed seed", values({4, 5}), [](const Tensor& x) {
             Rng rng(7);
             return dropout(x, 0.3, rng, true);

@@ -45,9 +45,10 @@ struct MatmulOptions {
     bool transpose_b = false;
 };
 Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options = {});
-// x: (…, K), weight: (N, K), bias: (N) → (…, N): x·weightᵀ + bias, the bias added by the GEMM
-// itself (its output rows start as the bias), not by a second pass over the output.
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+// x: (…, K), weight: (N, K), bias: (N) → (…, N): act(x·weightᵀ + bias), the bias and the
+// activation applied by the GEMM itself as it writes its output, not by passes over it after.
+enum class LinearActivation { none, relu };
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation = LinearActivation::none);
 
 // ── shape (ops/shape.cpp) ────────────────────────────────────────────
 Tensor reshape(const Tensor& x, Shape shape);  // one dimension may be -1 (inferred)
@@ -75,6 +76,8 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 
 // ── neural-network ops (ops/nn.cpp) ──────────────────────────────────
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps = 1e-5);
+// layer_norm(x + r) in one pass, x and r of one shape: the post-LN residual.
+Tensor add_layer_norm(const Tensor& x, const Tensor& r, const Tensor& gamma, const Tensor& beta, double eps = 1e-5);
 Tensor dropout(const Tensor& x, double p, Rng& rng, bool training);
 struct CrossEntropyOptions {
     int64_t ignore_index = -100;   // targets equal to this add nothing and are not counted
@@ -97,7 +100,7 @@ inline constexpr auto kOpNames = std::to_array<std::string_view>({
     "index_select", "gather",
     "softmax", "log_softmax",
     "masked_fill", "where",
-    "layer_norm", "dropout", "cross_entropy"});
+    "layer_norm", "add_layer_norm", "dropout", "cross_entropy"});
 
 // ── operators ─────────────────────────────────────────────────────────
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

@@ -14,9 +14,11 @@ FeedForward::FeedForward(int64_t width, int64_t hidden, Activation activation, d
     dropout_ = register_module("dropout", std::make_shared<Dropout>(dropout_p, std::move(dropout_rng)));
 }
 
+// FFN(x) = W_2·dropout(act(W_1·x + b_1)) + b_2; a ReLU is applied by linear1's GEMM as it writes.
 Tensor FeedForward::forward(const Tensor& x) const {
-    const Tensor hidden = (*linear1_)(x);  // (…, hidden)
-    return (*linear2_)((*dropout_)(activation_ == Activation::gelu ? gelu(hidden) : relu(hidden)));
+    const Tensor hidden = activation_ == Activation::gelu ? gelu((*linear1_)(x))   // (…, hidden)
+                                                          : linear1_->forward(x, LinearActivation::relu);
+    return (*linear2_)((*dropout_)(hidden));
 }
 
 std::shared_ptr<SequenceLayer> FeedForward::from_config(config::JsonReader& config, const LayerBuildContext& build) {

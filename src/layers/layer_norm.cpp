@@ -12,4 +12,6 @@ LayerNorm::LayerNorm(int64_t width, double eps, DType dtype) : eps_(eps) {
 
 Tensor LayerNorm::forward(const Tensor& x) const { return layer_norm(x, gamma_, beta_, eps_); }
 
+Tensor LayerNorm::of_sum(const Tensor& x, const Tensor& r) const { return add_layer_norm(x, r, gamma_, beta_, eps_); }
+
 }  // namespace tf

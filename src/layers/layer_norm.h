@@ -10,6 +10,8 @@ public:
     explicit LayerNorm(int64_t width, double eps = 1e-5, DType dtype = DType::f32);
     Tensor forward(const Tensor& x) const;
     Tensor operator()(const Tensor& x) const { return forward(x); }
+    // LN(x + r), the post-LN residual, in one pass (add_layer_norm).
+    Tensor of_sum(const Tensor& x, const Tensor& r) const;
 
 private:
     Tensor gamma_, beta_;

@@ -14,9 +14,10 @@ Linear::Linear(int64_t in_features, int64_t out_features, Bias bias, const InitS
 }
 
 // y = x·Wᵀ + b: one GEMM over all leading dimensions (matmul and linear fold them into rows).
-Tensor Linear::forward(const Tensor& x) const {
-    if (bias_.defined()) return linear(x, weight_, bias_);
-    return matmul(x, weight_, {.transpose_a = false, .transpose_b = true});
+Tensor Linear::forward(const Tensor& x, LinearActivation activation) const {
+    if (bias_.defined()) return linear(x, weight_, bias_, activation);
+    const Tensor y = matmul(x, weight_, {.transpose_a = false, .transpose_b = true});
+    return activation == LinearActivation::relu ? relu(y) : y;
 }
 
 Tensor stacked_linear(const Tensor& x, const std::vector<const Linear*>& layers) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <vector>
 
+#include "autograd/ops.h"
 #include "layers/init.h"
 #include "layers/module.h"
 
@@ -15,7 +16,8 @@ class Linear : public Module {
 public:
     Linear(int64_t in_features, int64_t out_features, Bias bias, const InitScheme& init, Rng& rng,
            DType dtype = DType::f32);
-    Tensor forward(const Tensor& x) const;
+    // act(x·Wᵀ + b), the activation (none or ReLU) applied as the product is written.
+    Tensor forward(const Tensor& x, LinearActivation activation = LinearActivation::none) const;
     Tensor operator()(const Tensor& x) const { return forward(x); }
 
     const Tensor& weight() const { return weight_; }

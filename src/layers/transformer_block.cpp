@@ -11,11 +11,11 @@ namespace tf {
 
 namespace {
 
-// pre-LN:  x + dropout(f(LN(x)))        post-LN:  LN(x + dropout(f(x)))
+// pre-LN:  x + dropout(f(LN(x)))        post-LN:  LN(x + dropout(f(x))), the sum and its norm in one pass
 template <class Sublayer>
 Tensor residual(bool norm_first, const Tensor& x, const LayerNorm& norm, const Dropout& dropout, Sublayer f) {
     if (norm_first) return x + dropout(f(norm(x)));
-    return norm(x + dropout(f(x)));
+    return norm.of_sum(x, dropout(f(x)));
 }
 
 int64_t ffn_hidden_of(const TransformerBlockOptions& options) {

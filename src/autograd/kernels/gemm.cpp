@@ -21,6 +21,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tf::kernels {
@@ -216,6 +217,8 @@ struct MatmulKey {
     int64_t batch_stride_a, batch_stride_b, batch_stride_c;
     bool accumulate;
     int64_t lda, ldb, ldc;
+    bool bias;
+    GemmActivation activation;
     int threads;  // oneDNN fixes a primitive's thread count when it is created
     MatmulPrecision precision;  // the operands' type: f32, or bf16 (C is f32 in both)
     auto operator<=>(const MatmulKey&) const = default;
@@ -223,7 +226,7 @@ struct MatmulKey {
 
 struct CachedMatmul {
     dnnl::matmul primitive;
-    memory::desc a_desc, b_desc, c_desc, scratchpad_desc;
+    memory::desc a_desc, b_desc, c_desc, bias_desc, scratchpad_desc;
 };
 
 dnnl::engine& cpu_engine() {
@@ -243,7 +246,8 @@ memory::desc operand_desc(int64_t batch, int64_t batch_stride, int64_t rows, int
     return memory::desc({stored_batch, rows, cols}, type, {step, matrix_strides[0], matrix_strides[1]});
 }
 
-CachedMatmul create_matmul(const GemmShape& s, MatmulPrecision precision) {
+CachedMatmul create_matmul(const GemmShape& s, const MatmulKey& key) {
+    const MatmulPrecision precision = key.precision;
     const memory::data_type operand_type = precision == MatmulPrecision::bf16 ? memory::data_type::bf16 : memory::data_type::f32;
     CachedMatmul cached;
     cached.a_desc = operand_desc(s.batch, s.batch_stride_a, s.M, s.K, s.trans_a, row_stride_a(s), operand_type);
@@ -253,13 +257,14 @@ CachedMatmul create_matmul(const GemmShape& s, MatmulPrecision precision) {
     // user scratchpad: the library's shared one forbids running a primitive on another thread
     // than the one that created it, and our cache is shared by all threads.
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (s.accumulate) {
-        dnnl::post_ops sum_into_c;   // C = 1·C + op(A)·op(B)
-        sum_into_c.append_sum(1.0f);
-        attr.set_post_ops(sum_into_c);
-    }
+    dnnl::post_ops post_ops;
+    if (s.accumulate) post_ops.append_sum(1.0f);   // C = 1·C + op(A)·op(B)
+    if (key.activation == GemmActivation::relu) onednn::append_relu(post_ops);
+    attr.set_post_ops(post_ops);
+    if (key.bias) cached.bias_desc = memory::desc({1, s.N}, memory::data_type::f32, {s.N, 1});   // (1, N): every row
     const dnnl::matmul::primitive_desc pd =
-        onednn::matmul_primitive_desc(cpu_engine(), cached.a_desc, cached.b_desc, cached.c_desc, attr);
+        key.bias ? onednn::matmul_primitive_desc(cpu_engine(), cached.a_desc, cached.b_desc, cached.bias_desc, cached.c_desc, attr)
+                 : onednn::matmul_primitive_desc(cpu_engine(), cached.a_desc, cached.b_desc, cached.c_desc, attr);
     cached.primitive = dnnl::matmul(pd);
     cached.scratchpad_desc = pd.scratchpad_desc();
     return cached;
@@ -267,11 +272,11 @@ CachedMatmul create_matmul(const GemmShape& s, MatmulPrecision precision) {
 
 // What a primitive is made for: the shape, the precision, and the threads it may use (one inside
 // a parallel region).
-MatmulKey key_of(const GemmShape& s, MatmulPrecision precision) {
+MatmulKey key_of(const GemmShape& s, MatmulPrecision precision, const GemmEpilogue& epilogue) {
     auto key_stride = [&](int64_t stride) { return s.batch == 1 ? 0 : stride; };   // unused when batch is 1
     return MatmulKey{s.batch, s.M, s.N, s.K, s.trans_a, s.trans_b, key_stride(s.batch_stride_a),
                      key_stride(s.batch_stride_b), key_stride(s.batch_stride_c), s.accumulate,
-                     row_stride_a(s), row_stride_b(s), row_stride_c(s),
+                     row_stride_a(s), row_stride_b(s), row_stride_c(s), epilogue.bias != nullptr, epilogue.activation,
                      omp_in_parallel() ? 1 : omp_get_max_threads(), precision};
 }
 
@@ -281,7 +286,7 @@ const CachedMatmul& cached_matmul(const MatmulKey& key, const GemmShape& s) {
     static std::map<MatmulKey, CachedMatmul> cache;
     std::lock_guard<std::mutex> lock(mutex);
     auto found = cache.find(key);
-    if (found == cache.end()) found = cache.emplace(key, create_matmul(s, key.precision)).first;
+    if (found == cache.end()) found = cache.emplace(key, create_matmul(s, key)).first;
     return found->second;   // std::map never moves its nodes, so the reference stays valid
 }
 
@@ -290,27 +295,29 @@ const CachedMatmul& cached_matmul(const MatmulKey& key, const GemmShape& s) {
 // call on one AVX2 core; attention's tiles make thousands of such calls).
 struct BoundMatmul {
     const CachedMatmul* matmul;
-    memory a, b, c, scratchpad;
+    memory a, b, c, bias, scratchpad;
 };
 
-BoundMatmul& bound_matmul(const GemmShape& s, MatmulPrecision precision) {
+BoundMatmul& bound_matmul(const GemmShape& s, MatmulPrecision precision, const GemmEpilogue& epilogue) {
     thread_local std::map<MatmulKey, BoundMatmul> bound;
-    const MatmulKey key = key_of(s, precision);
+    const MatmulKey key = key_of(s, precision, epilogue);
     auto found = bound.find(key);
     if (found == bound.end()) {
         const CachedMatmul& matmul = cached_matmul(key, s);
         found = bound.emplace(key, BoundMatmul{&matmul, memory(matmul.a_desc, cpu_engine(), nullptr),
                                                memory(matmul.b_desc, cpu_engine(), nullptr),
                                                memory(matmul.c_desc, cpu_engine(), nullptr),
+                                               memory(matmul.bias_desc, cpu_engine(), nullptr),
                                                memory(matmul.scratchpad_desc, cpu_engine(), nullptr)}).first;
     }
     return found->second;
 }
 
-// C = op(A)·op(B) by the cached primitive, A and B already in its operand type (f32 or bf16).
-void execute_matmul(const void* A, const void* B, float* C, const GemmShape& s, MatmulPrecision precision) {
+// C = act(op(A)·op(B) + bias) by the cached primitive, A and B already in its operand type (f32 or bf16).
+void execute_matmul(const void* A, const void* B, float* C, const GemmShape& s, MatmulPrecision precision,
+                    const GemmEpilogue& epilogue) {
     try {
-        BoundMatmul& bound = bound_matmul(s, precision);
+        BoundMatmul& bound = bound_matmul(s, precision, epilogue);
         thread_local dnnl::stream stream(cpu_engine());
         thread_local std::vector<std::byte> scratchpad_bytes;
         scratchpad_bytes.resize(std::max<size_t>(scratchpad_bytes.size(), bound.matmul->scratchpad_desc.get_size()));
@@ -319,8 +326,13 @@ void execute_matmul(const void* A, const void* B, float* C, const GemmShape& s, 
         bound.b.set_data_handle(const_cast<void*>(B));
         bound.c.set_data_handle(C);
         bound.scratchpad.set_data_handle(scratchpad_bytes.data());
-        bound.matmul->primitive.execute(stream, {{DNNL_ARG_SRC, bound.a}, {DNNL_ARG_WEIGHTS, bound.b},
-                                                 {DNNL_ARG_DST, bound.c}, {DNNL_ARG_SCRATCHPAD, bound.scratchpad}});
+        std::unordered_map<int, memory> arguments{{DNNL_ARG_SRC, bound.a}, {DNNL_ARG_WEIGHTS, bound.b},
+                                                  {DNNL_ARG_DST, bound.c}, {DNNL_ARG_SCRATCHPAD, bound.scratchpad}};
+        if (epilogue.bias) {
+            bound.bias.set_data_handle(const_cast<float*>(epilogue.bias));
+            arguments.emplace(DNNL_ARG_BIAS, bound.bias);
+        }
+        bound.matmul->primitive.execute(stream, arguments);
         stream.wait();
     } catch (const dnnl::error& e) {
         throw ShapeError(describe(s) + ": oneDNN refused it: " + e.what());
@@ -379,14 +391,29 @@ const float* rounded_operand_as_f32(const float* X, const StoredOperand& x, int 
 
 // C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first (packed) and the primitive
 // multiplies bf16 and sums in f32.
-void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s, MatmulPrecision precision) {
+void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s, MatmulPrecision precision,
+                   const GemmEpilogue& epilogue = {}) {
     check_shape(s);
     if (handle_empty(C, s)) return;
     if (precision == MatmulPrecision::fp32) {
-        execute_matmul(A, B, C, s, precision);
+        execute_matmul(A, B, C, s, precision, epilogue);
         return;
     }
-    execute_matmul(rounded_operand(A, stored_a(s), 0), rounded_operand(B, stored_b(s), 1), C, with_packed_operands(s), precision);
+    execute_matmul(rounded_operand(A, stored_a(s), 0), rounded_operand(B, stored_b(s), 1), C, with_packed_operands(s),
+                   precision, epilogue);
+}
+
+// C_i ← act(C_i + bias) row by row: the epilogue for the products that do not run in oneDNN.
+void apply_epilogue(float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
+    for (int64_t i = 0; i < s.M; ++i) {
+        float* c_i = C + i * row_stride_c(s);
+        if (epilogue.bias)
+#pragma omp simd
+            for (int64_t j = 0; j < s.N; ++j) c_i[j] += epilogue.bias[j];
+        if (epilogue.activation == GemmActivation::relu)
+#pragma omp simd
+            for (int64_t j = 0; j < s.N; ++j) c_i[j] = c_i[j] > 0 ? c_i[j] : 0.0f;
+    }
 }
 
 }  // namespace
@@ -430,7 +457,12 @@ private:
 //
 // A product too small to be worth waking the other thread for (an RNN step's 32×128×384) runs in
 // oneDNN on this thread alone: waking a sleeping thread costs ~40 µs here, as much as the product.
-void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
+void gemm(const float* A, const float* B, float* C, const GemmShape& s) { gemm(A, B, C, s, GemmEpilogue{}); }
+
+void gemm(const float* A, const float* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
+    const bool has_epilogue = epilogue.bias || epilogue.activation != GemmActivation::none;
+    if (has_epilogue && (s.batch != 1 || s.accumulate))
+        throw ShapeError(describe(s) + ": a bias or activation needs one matrix, not accumulating");
     count_flops(s);
     const MatmulPrecision precision = matmul_precision();
     constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
@@ -443,19 +475,20 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s) {
             if (handle_empty(C, s)) return;
             row_loop(rounded_operand_as_f32(A, stored_a(s), 0), rounded_operand_as_f32(B, stored_b(s), 1), C,
                      with_packed_operands(s), RowThreads::this_thread_only);
-            return;
+        } else {
+            row_loop(A, B, C, s, RowThreads::this_thread_only);
         }
-        row_loop(A, B, C, s, RowThreads::this_thread_only);
+        if (has_epilogue) apply_epilogue(C, s, epilogue);
         return;
     }
     const int threads = omp_get_max_threads();
     if (product < kWorthSharing && threads > 1 && !omp_in_parallel()) {
         const OneThreadForScope this_thread_only;
-        onednn_matmul(A, B, C, s, precision);
+        onednn_matmul(A, B, C, s, precision, epilogue);
         return;
     }
     if (threads < 2 || omp_in_parallel() || !s.trans_b || s.batch < 2 * threads || s.M * s.N * s.K > kSmallProduct) {
-        onednn_matmul(A, B, C, s, precision);
+        onednn_matmul(A, B, C, s, precision, epilogue);
         return;
     }
     std::exception_ptr failure;

@@ -36,12 +36,22 @@ void gemm_reference(const double* A, const double* B, double* C, const GemmShape
 // "matmul" and the shape (as it does for negative sizes or strides, whichever gemm is called).
 void gemm_onednn(const float* A, const float* B, float* C, const GemmShape& s);
 
+// What a product adds and applies on its way out, inside the GEMM (oneDNN's bias and post-ops),
+// so the output is written once:   C = act(op(A)·op(B) + bias)      bias: N values, one per column
+enum class GemmActivation { none, relu };
+struct GemmEpilogue {
+    const float* bias = nullptr;   // none when null
+    GemmActivation activation = GemmActivation::none;
+};
+
 // gemm: what the framework calls: oneDNN for f32, a cache-friendly loop for f64 (oneDNN has no f64
 // matmul) and for f32 products too small to share between threads (a decoding step's). Under
 // MatmulPrecision::bf16 (matmul_precision.h) every f32 product rounds A and B to bf16 and sums
 // in f32 (oneDNN's bf16 matmul; the small ones, the row loop on the rounded operands).
 void gemm(const float* A, const float* B, float* C, const GemmShape& s);
 void gemm(const double* A, const double* B, double* C, const GemmShape& s);
+// The same f32 product with an epilogue: one matrix (batch 1), not accumulating.
+void gemm(const float* A, const float* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue);
 
 // FLOPs (2·batch·M·N·K) of every gemm and gemm_reference call since the last reset, summed over
 // threads: how a benchmark counts the matmul work of one training step.

@@ -11,25 +11,45 @@
 
 namespace tf::kernels {
 
+namespace {
+
+// One row: its statistics into *mean and *rstd, y_row = γ ⊙ x̂ + β.
+template <class T>
+void normalize_row(const T* x_row, const T* gamma, const T* beta, T* y_row, T* mean, T* rstd, int64_t cols, double eps) {
+    double total = 0;  // accumulate the statistics in double: cheap, and exact enough for f32 inputs
+    // omp simd: lets the compiler split each sum over vector lanes (an order IEEE rules forbid it to pick)
+#pragma omp simd reduction(+ : total)
+    for (int64_t j = 0; j < cols; ++j) total += x_row[j];
+    const double row_mean = total / static_cast<double>(cols);
+    double squares = 0;
+#pragma omp simd reduction(+ : squares)
+    for (int64_t j = 0; j < cols; ++j) squares += (x_row[j] - row_mean) * (x_row[j] - row_mean);
+    const double row_rstd = 1.0 / std::sqrt(squares / static_cast<double>(cols) + eps);
+    *mean = static_cast<T>(row_mean);
+    *rstd = static_cast<T>(row_rstd);
+    for (int64_t j = 0; j < cols; ++j) y_row[j] = static_cast<T>((x_row[j] - row_mean) * row_rstd) * gamma[j] + beta[j];
+}
+
+}  // namespace
+
 template <class T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t rows,
                         int64_t cols, double eps) {
     const bool parallel = !use_reference() && rows * cols > kParallelGrain;
     parallel_for(rows, parallel, [&](int64_t r) {
-        const T* x_row = x + r * cols;
-        double total = 0;  // accumulate the statistics in double: cheap, and exact enough for f32 inputs
-        // omp simd: lets the compiler split each sum over vector lanes (an order IEEE rules forbid it to pick)
-#pragma omp simd reduction(+ : total)
-        for (int64_t j = 0; j < cols; ++j) total += x_row[j];
-        const double row_mean = total / static_cast<double>(cols);
-        double squares = 0;
-#pragma omp simd reduction(+ : squares)
-        for (int64_t j = 0; j < cols; ++j) squares += (x_row[j] - row_mean) * (x_row[j] - row_mean);
-        const double row_rstd = 1.0 / std::sqrt(squares / static_cast<double>(cols) + eps);
-        mean[r] = static_cast<T>(row_mean);
-        rstd[r] = static_cast<T>(row_rstd);
-        for (int64_t j = 0; j < cols; ++j)
-            y[r * cols + j] = static_cast<T>((x_row[j] - row_mean) * row_rstd) * gamma[j] + beta[j];
+        normalize_row(x + r * cols, gamma, beta, y + r * cols, mean + r, rstd + r, cols, eps);
+    });
+}
+
+template <class T>
+void add_layer_norm_forward(const T* x, const T* r, const T* gamma, const T* beta, T* s, T* y, T* mean, T* rstd,
+                            int64_t rows, int64_t cols, double eps) {
+    const bool parallel = !use_reference() && rows * cols > kParallelGrain;
+    parallel_for(rows, parallel, [&](int64_t row) {
+        T* s_row = s + row * cols;
+#pragma omp simd
+        for (int64_t j = 0; j < cols; ++j) s_row[j] = x[row * cols + j] + r[row * cols + j];
+        normalize_row(s_row, gamma, beta, y + row * cols, mean + row, rstd + row, cols, eps);
     });
 }
 
@@ -82,6 +102,10 @@ template void layer_norm_forward<float>(const float*, const float*, const float*
                                         int64_t, double);
 template void layer_norm_forward<double>(const double*, const double*, const double*, double*, double*, double*,
                                          int64_t, int64_t, double);
+template void add_layer_norm_forward<float>(const float*, const float*, const float*, const float*, float*, float*,
+                                            float*, float*, int64_t, int64_t, double);
+template void add_layer_norm_forward<double>(const double*, const double*, const double*, const double*, double*,
+                                             double*, double*, double*, int64_t, int64_t, double);
 template void layer_norm_backward<float>(const float*, const float*, const float*, const float*, const float*,
                                          float*, float*, float*, int64_t, int64_t);
 template void layer_norm_backward<double>(const double*, const double*, const double*, const double*,

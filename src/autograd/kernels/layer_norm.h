@@ -10,6 +10,12 @@ template <class T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int64_t rows,
                         int64_t cols, double eps);
 
+// The post-LN residual in one pass: s = x + r (written, for the backward), then y = layer norm of
+// s as above. The same bits as layer_norm_forward on a separately computed x + r.
+template <class T>
+void add_layer_norm_forward(const T* x, const T* r, const T* gamma, const T* beta, T* s, T* y, T* mean, T* rstd,
+                            int64_t rows, int64_t cols, double eps);
+
 // With g = dy ⊙ γ:  dx = rstd · (g − mean(g) − x̂ · mean(g ⊙ x̂))
 //                   dγ = Σ_rows dy ⊙ x̂,   dβ = Σ_rows dy
 template <class T>

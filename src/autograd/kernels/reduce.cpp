@@ -1,8 +1,10 @@
 // Sum and max along an axis: a plain triple loop for reference, and a threaded version that walks
-// memory in order (k outside, i inside) so the inner loop is contiguous.
+// memory in order (k outside, i inside) so the inner loop is contiguous. And a ReLU's backward
+// with its bias gradient's column sums, in one pass.
 #include "autograd/kernels/reduce.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "autograd/kernels/mode.h"
 
@@ -51,9 +53,34 @@ void max_axis(const T* x, T* out, int64_t* argmax, const AxisView& view) {
     });
 }
 
+// Rows split into one block per thread, each summing its columns into its own partial row; the
+// partials are added after (in thread order, so the result does not depend on timing).
+template <class T>
+void relu_backward_column_sums(const T* y, const T* dy, T* g, T* column_sums, int64_t rows, int64_t cols) {
+    const int threads = !use_reference() && rows * cols > kParallelGrain ? std::min<int64_t>(num_threads(), rows) : 1;
+    std::vector<T> partial(static_cast<std::size_t>(threads * cols), T(0));
+    parallel_for(threads, threads > 1, [&](int64_t thread) {
+        T* sums = partial.data() + thread * cols;
+        for (int64_t i = rows * thread / threads; i < rows * (thread + 1) / threads; ++i)
+#pragma omp simd
+            for (int64_t j = 0; j < cols; ++j) {
+                const T g_ij = y[i * cols + j] > 0 ? dy[i * cols + j] : T(0);
+                g[i * cols + j] = g_ij;
+                sums[j] += g_ij;
+            }
+    });
+    for (int64_t j = 0; j < cols; ++j) {
+        T total = 0;
+        for (int thread = 0; thread < threads; ++thread) total += partial[thread * cols + j];
+        column_sums[j] = total;
+    }
+}
+
 template void sum_axis<float>(const float*, float*, const AxisView&);
 template void sum_axis<double>(const double*, double*, const AxisView&);
 template void max_axis<float>(const float*, float*, int64_t*, const AxisView&);
 template void max_axis<double>(const double*, double*, int64_t*, const AxisView&);
+template void relu_backward_column_sums<float>(const float*, const float*, float*, float*, int64_t, int64_t);
+template void relu_backward_column_sums<double>(const double*, const double*, double*, double*, int64_t, int64_t);
 
 }  // namespace tf::kernels

@@ -15,4 +15,9 @@ void sum_axis(const T* x, T* out, const AxisView& view);
 template <class T>
 void max_axis(const T* x, T* out, int64_t* argmax, const AxisView& view);
 
+// A ReLU's backward and the bias gradient under it, in one pass over rows × cols:
+//   g = dy ⊙ [y > 0]        column_sums_j = Σ_i g_ij
+template <class T>
+void relu_backward_column_sums(const T* y, const T* dy, T* g, T* column_sums, int64_t rows, int64_t cols);
+
 }  // namespace tf::kernels

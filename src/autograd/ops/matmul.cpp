@@ -1,9 +1,12 @@
 // Matrix multiply with batch broadcasting, on the gemm kernel (oneDNN for f32).
 #include <algorithm>
+#include <type_traits>
 
 #include "autograd/error.h"
 #include "autograd/kernels/elementwise.h"
 #include "autograd/kernels/gemm.h"
+#include "autograd/kernels/mode.h"
+#include "autograd/kernels/reduce.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 
@@ -109,10 +112,12 @@ Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options) {
     });
 }
 
-// ── linear ──  y = x·Wᵀ + b          x: (…, K)  W: (N, K)  b: (N)  y: (…, N)
-// Every output row starts as b and the GEMM adds x·Wᵀ into it.
-// Backward:  dx = dy·W,   dW = dyᵀ·x (all rows at once),   db = Σ_rows dy
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+// ── linear ──  y = act(x·Wᵀ + b),  act = identity or ReLU        x: (…, K)  W: (N, K)  b: (N)  y: (…, N)
+// The fast path hands b and the ReLU to the GEMM's epilogue, so y is written once; the readable
+// path starts every output row as b, adds x·Wᵀ into it, then applies the ReLU.
+// Backward:  g = dy, or for ReLU g = dy ⊙ [y > 0] (y > 0 exactly where x·Wᵀ + b > 0)
+//            dx = g·W,   dW = gᵀ·x (all rows at once),   db = Σ_rows g   (for ReLU in g's own pass)
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation) {
     if (weight.dim() != 2 || bias.dim() != 1 || bias.size(0) != weight.size(0) || x.dim() < 1 || x.size(-1) != weight.size(1))
         throw ShapeError("linear: expected x (…, K), weight (N, K), bias (N), got " + to_string(x.shape()) + ", " +
                          to_string(weight.shape()) + ", " + to_string(bias.shape()));
@@ -120,24 +125,46 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
         throw ValueError("linear: dtypes differ (" + dtype_name(x.dtype()) + ", " + dtype_name(weight.dtype()) + ", " +
                          dtype_name(bias.dtype()) + ")");
     const int64_t N = weight.size(0), K = weight.size(1), rows = x.numel() / K;
+    const bool relu = activation == LinearActivation::relu;
     Shape out_shape = x.shape();
     out_shape.back() = N;
     Tensor y(std::move(out_shape), x.dtype());
+    const kernels::GemmShape shape{.M = rows, .N = N, .K = K, .trans_b = true};
     dispatch(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         T* out = y.data<T>();
+        if constexpr (std::is_same_v<T, float>) {
+            if (!kernels::use_reference()) {
+                kernels::gemm(x.data<T>(), weight.data<T>(), out, shape,
+                              {.bias = bias.data<T>(), .activation = relu ? kernels::GemmActivation::relu : kernels::GemmActivation::none});
+                return;
+            }
+        }
         for (int64_t r = 0; r < rows; ++r) std::copy_n(bias.data<T>(), N, out + r * N);
-        const kernels::GemmShape shape{.M = rows, .N = N, .K = K, .trans_b = true, .accumulate = true};
-        if (kernels::use_reference()) kernels::gemm_reference(x.data<T>(), weight.data<T>(), out, shape);
-        else kernels::gemm(x.data<T>(), weight.data<T>(), out, shape);
+        kernels::GemmShape accumulating = shape;
+        accumulating.accumulate = true;
+        if (kernels::use_reference()) kernels::gemm_reference(x.data<T>(), weight.data<T>(), out, accumulating);
+        else kernels::gemm(x.data<T>(), weight.data<T>(), out, accumulating);
+        if (relu)
+            for (int64_t i = 0; i < rows * N; ++i) out[i] = std::max(out[i], T(0));
     });
-    return record("linear", {x, weight, bias}, y, [x, weight](const Tensor& dy, const std::vector<bool>& needs) -> Grads {
-        const Tensor dy_rows = rows_2d(dy);
-        Tensor dx, dweight, dbias;
-        if (needs[0]) dx = matmul_forward(dy_rows, weight, {false, false}).view(x.shape());
-        if (needs[1]) dweight = matmul_forward(dy_rows, rows_2d(x), {true, false});
-        if (needs[2]) dbias = sum(dy_rows, {0});
-        return {dx, dweight, dbias};
+    return record("linear", {x, weight, bias}, y, [x, weight, y, relu](const Tensor& dy, const std::vector<bool>& needs) -> Grads {
+        Tensor g = rows_2d(dy), dbias;
+        if (relu) {
+            Tensor masked(g.shape(), g.dtype());
+            dbias = Tensor({g.size(1)}, g.dtype());
+            dispatch(g.dtype(), [&](auto zero) {
+                using T = decltype(zero);
+                kernels::relu_backward_column_sums(y.data<T>(), dy.data<T>(), masked.data<T>(), dbias.data<T>(), g.size(0), g.size(1));
+            });
+            g = masked;
+        } else if (needs[2]) {
+            dbias = sum(g, {0});
+        }
+        Tensor dx, dweight;
+        if (needs[0]) dx = matmul_forward(g, weight, {false, false}).view(x.shape());
+        if (needs[1]) dweight = matmul_forward(g, rows_2d(x), {true, false});
+        return {dx, dweight, needs[2] ? dbias : Tensor()};
     });
 }
 

@@ -43,6 +43,36 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
     });
 }
 
+// ── add_layer_norm ──  y = layer_norm(x + r): the post-LN residual LN(x + sublayer(x)) in one pass
+// Backward: ds = layer_norm's dx at s = x + r (saved by the forward);  dx = dr = ds
+Tensor add_layer_norm(const Tensor& x, const Tensor& r, const Tensor& gamma, const Tensor& beta, double eps) {
+    if (r.shape() != x.shape() || r.dtype() != x.dtype())
+        throw ShapeError("add_layer_norm: x " + to_string(x.shape()) + " " + dtype_name(x.dtype()) + " and r " +
+                         to_string(r.shape()) + " " + dtype_name(r.dtype()) + " must match");
+    const int64_t cols = x.dim() ? x.size(-1) : 0;
+    if (gamma.shape() != Shape{cols} || beta.shape() != Shape{cols})
+        throw ShapeError("add_layer_norm: input " + to_string(x.shape()) + " needs gamma and beta of shape (" +
+                         std::to_string(cols) + "), got " + to_string(gamma.shape()) + " and " + to_string(beta.shape()));
+    if (gamma.dtype() != x.dtype() || beta.dtype() != x.dtype())
+        throw ValueError("add_layer_norm: gamma, beta and input must share a dtype");
+    const int64_t rows = cols ? x.numel() / cols : 0;
+    Tensor s(x.shape(), x.dtype()), y(x.shape(), x.dtype()), row_mean({rows}, x.dtype()), row_rstd({rows}, x.dtype());
+    dispatch(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        kernels::add_layer_norm_forward(x.data<T>(), r.data<T>(), gamma.data<T>(), beta.data<T>(), s.data<T>(), y.data<T>(),
+                                        row_mean.data<T>(), row_rstd.data<T>(), rows, cols, eps);
+    });
+    return record("add_layer_norm", {x, r, gamma, beta}, y, [s, gamma, row_mean, row_rstd, rows, cols](const Tensor& dy) -> Grads {
+        Tensor ds(s.shape(), s.dtype()), dgamma({cols}, s.dtype()), dbeta({cols}, s.dtype());
+        dispatch(s.dtype(), [&](auto zero) {
+            using T = decltype(zero);
+            kernels::layer_norm_backward(s.data<T>(), gamma.data<T>(), row_mean.data<T>(), row_rstd.data<T>(), dy.data<T>(),
+                                         ds.data<T>(), dgamma.data<T>(), dbeta.data<T>(), rows, cols);
+        });
+        return {ds, ds, dgamma, dbeta};
+    });
+}
+
 // ── dropout ──  training: y = x ⊙ m / (1 − p),  m_i ~ Bernoulli(1 − p)   (inverted: eval needs no rescale)
 //               eval, or p = 0: y = x                                      dx = dy ⊙ m / (1 − p)
 // m at (b, i₁, …, iₙ) is 1 when hash(key, first_row + b, i₁, …, iₙ) / 2⁶⁴ ≥ p, with one key drawn
