@@ -7,6 +7,8 @@
 #include "autograd/kernels/bfloat16.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/kernels/matmul_precision.h"
+#include "autograd/tape.h"
+#include "layers/attention/tiled_attention.h"
 
 #include <algorithm>
 #include <cmath>
@@ -165,3 +167,34 @@ TEST_CASE("gemm in bf16 differs from f32 by the rounding of its operands, no mor
     CHECK(largest < 0.5);
     CHECK(sum / C_f32.size() > 1e-4);   // bf16 really ran: f32 products would agree to ~1e-6
 }
+
+TEST_CASE("tiled attention in bf16: its inputs rounded once, P and dS as they are made, close to fp32 and not equal", "[property][precision]") {
+    if (!cpu_has_bf16()) {
+        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
+        return;
+    }
+    // causal self-attention read in place from one projection (2 query heads over 1 key/value
+    // head), tiles that do not divide T; values and the gradient of qkv, fp32 against bf16
+    tf::Rng rng(21);
+    const tf::Tensor qkv = tf::Tensor::uniform({2, 45, 4 * 16}, -1, 1, rng), seed = tf::Tensor::uniform({2, 45, 32}, -1, 1, rng);
+    const auto run = [&](MatmulPrecision precision) {
+        const tf::kernels::MatmulPrecisionScope scope(precision);
+        const tf::Tensor leaf = qkv.clone().set_requires_grad();
+        tf::Tape::current().clear();
+        const tf::Tensor O = tf::tiled_self_attention(leaf, {.heads = 2, .kv_heads = 1}, {.causal = true, .query_tile = 16, .key_tile = 8});
+        tf::Tape::current().backward(O, seed);
+        return std::make_pair(O, leaf.grad());
+    };
+    const auto [O32, dqkv32] = run(MatmulPrecision::fp32);
+    const auto [O16, dqkv16] = run(MatmulPrecision::bf16);
+    const auto relative = [](const tf::Tensor& a, const tf::Tensor& b) {   // ‖a − b‖ / ‖b‖
+        const auto x = a.to_vector(), y = b.to_vector();
+        double difference = 0, norm = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) difference += (x[i] - y[i]) * (x[i] - y[i]), norm += y[i] * y[i];
+        return std::sqrt(difference / norm);
+    };
+    CHECK(relative(O16, O32) < 1e-2);         // bf16 operands: 8 significant bits each
+    CHECK(relative(O16, O32) > 1e-5);         // and they really were rounded
+    CHECK(relative(dqkv16, dqkv32) < 2e-2);
+}
+

@@ -352,17 +352,18 @@ StoredOperand stored_b(const GemmShape& s) {
     return {s.batch_stride_b == 0 ? 1 : s.batch, s.batch_stride_b, s.trans_b ? s.N : s.K, s.trans_b ? s.K : s.N, row_stride_b(s)};
 }
 
-// The operand's values through `round` into this thread's buffer `slot` (0 for A, 1 for B),
-// packed: rows back to back, matrices back to back (a strided operand leaves its gaps behind).
-template <class Out, class Round>
-const Out* packed_rounded(const float* X, const StoredOperand& x, int slot, Round round) {
+// The operand's values through `round` (to bf16, or back to f32) into this thread's buffer `slot`
+// (0 for A, 1 for B), packed: rows back to back, matrices back to back (a strided operand leaves
+// its gaps behind).
+template <class Out, class In, class Round>
+const Out* packed_rounded(const In* X, const StoredOperand& x, int slot, Round round) {
     thread_local std::vector<Out> buffers[2];
     std::vector<Out>& buffer = buffers[slot];
     if (static_cast<int64_t>(buffer.size()) < x.packed_size()) buffer.resize(x.packed_size());
     Out* out = buffer.data();
     for (int64_t m = 0; m < x.matrices; ++m)
         for (int64_t r = 0; r < x.rows; ++r) {
-            const float* row = X + m * x.batch_stride + r * x.row_stride;
+            const In* row = X + m * x.batch_stride + r * x.row_stride;
 #pragma omp simd
             for (int64_t c = 0; c < x.cols; ++c) out[c] = round(row[c]);
             out += x.cols;
@@ -507,6 +508,27 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s, const Ge
     }
     if (failure) std::rethrow_exception(failure);
 }
+void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmShape& s) {
+    count_flops(s);
+    check_shape(s);
+    if (handle_empty(C, s)) return;
+    constexpr int64_t kTooSmallToShare = 1 << 17;  // as for f32 operands
+    constexpr int64_t kWorthSharing = 1 << 21;
+    const int64_t product = s.batch * s.M * s.N * s.K;
+    if (product < kTooSmallToShare) {
+        const auto widen = [](bfloat16_bits b) { return from_bfloat16(b); };
+        row_loop(packed_rounded<float>(A, stored_a(s), 0, widen), packed_rounded<float>(B, stored_b(s), 1, widen), C,
+                 with_packed_operands(s), RowThreads::this_thread_only);
+        return;
+    }
+    if (product < kWorthSharing && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+        const OneThreadForScope this_thread_only;
+        execute_matmul(A, B, C, s, MatmulPrecision::bf16, {});
+        return;
+    }
+    execute_matmul(A, B, C, s, MatmulPrecision::bf16, {});
+}
+
 void gemm(const double* A, const double* B, double* C, const GemmShape& s) {
     count_flops(s);
     row_loop(A, B, C, s, RowThreads::shared_when_worth_it);

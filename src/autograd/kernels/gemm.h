@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "autograd/kernels/bfloat16.h"
+
 namespace tf::kernels {
 
 // One batched matrix multiply: for b in [0, batch): C_b = op(A_b) · op(B_b)
@@ -52,6 +54,11 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s);
 void gemm(const double* A, const double* B, double* C, const GemmShape& s);
 // The same f32 product with an epilogue: one matrix (batch 1), not accumulating.
 void gemm(const float* A, const float* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue);
+
+// The same product on operands already rounded to bf16 (bfloat16.h), summed and written in f32:
+// for a kernel that rounds each operand once and multiplies it many times (the attention tiles),
+// where the f32 entry point would round it again on every call.
+void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmShape& s);
 
 // FLOPs (2·batch·M·N·K) of every gemm and gemm_reference call since the last reset, summed over
 // threads: how a benchmark counts the matmul work of one training step.

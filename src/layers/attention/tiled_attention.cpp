@@ -8,12 +8,16 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "autograd/error.h"
+#include "autograd/kernels/bfloat16.h"
 #include "autograd/kernels/gemm.h"
+#include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
@@ -34,12 +38,32 @@ struct HeadLayout {
     Pointer row(int64_t b, int64_t h, int64_t i) const { return base + b * batch_stride + h * head_stride + i * row_stride; }
 };
 
+// The heads of one operand of the products, and under bf16 products (matmul_precision.h) the same
+// heads rounded to bf16 once, in the same layout: each is multiplied by many tiles, and rounding it
+// for every product cost more than the products themselves on AMX.
+template <class Real>
+struct Heads {
+    HeadLayout<const Real*> real;
+    HeadLayout<const kernels::bfloat16_bits*> rounded;   // used only when Problem::bf16
+};
+
+// One tile's rows of an operand, in both forms (see Heads).
+template <class Real>
+struct TileRows {
+    const Real* real;
+    const kernels::bfloat16_bits* rounded;
+};
+template <class Real>
+TileRows<Real> rows_of(const Heads<Real>& x, int64_t b, int64_t h, int64_t i) {
+    return {x.real.row(b, h, i), x.rounded.base ? x.rounded.row(b, h, i) : nullptr};
+}
+
 // What the tile loops read: the heads of Q (H of them), K and V (H_kv = H / group), and the
 // masking rule. Query head h reads key/value head h / group.
 template <class Real>
 struct Problem {
-    HeadLayout<const Real*> Q;         // (B, H, T, D) heads
-    HeadLayout<const Real*> K, V;      // (B, H_kv, S, D) heads
+    Heads<Real> Q;                     // (B, H, T, D) heads
+    Heads<Real> K, V;                  // (B, H_kv, S, D) heads
     const uint8_t* key_is_padding;     // (B, S): 1 = padding
     const uint8_t* pattern_hides;      // (T, S): 1 = hidden by the pattern; null without a pattern
     int64_t H, group, T, S, D;
@@ -47,12 +71,14 @@ struct Problem {
     bool causal;                       // query i sees keys j ≤ i + (S − T)
     int64_t query_tile, key_tile;
     bool reference;  // ReferenceKernels was on in the caller: reference GEMM loops, one thread
+    bool bf16;       // the products multiply bf16 operands (the weights P and dS rounded as they are made)
 };
 
 // The saved forward results and the gradients the backward writes, in their operands' layouts.
 template <class Real>
 struct Backward {
-    HeadLayout<const Real*> O, dO;   // (B, H, T, D) heads
+    HeadLayout<const Real*> O;       // (B, H, T, D) heads
+    Heads<Real> dO;                  // (B, H, T, D) heads
     const Real* L;                   // (B·H, T)  logsumexp of each query row's scores, −∞ if fully masked
     HeadLayout<Real*> dQ;            // (B, H, T, D) heads
     HeadLayout<Real*> dK, dV;        // (B, H_kv, S, D) heads
@@ -70,8 +96,10 @@ template <class Real>
 struct Scratch {
     std::vector<Real> S, dP;     // (query_tile, key_tile): scores, then weights P / dS in place
     std::vector<Real> m, ell;    // (query_tile): running max and running sum of the online softmax
+    std::vector<kernels::bfloat16_bits> P16, dS16;   // P and dS rounded as they are made (bf16 only)
     explicit Scratch(const Problem<Real>& p)
-        : S(p.query_tile * p.key_tile), dP(p.query_tile * p.key_tile), m(p.query_tile), ell(p.query_tile) {}
+        : S(p.query_tile * p.key_tile), dP(p.query_tile * p.key_tile), m(p.query_tile), ell(p.query_tile),
+          P16(p.bf16 ? p.query_tile * p.key_tile : 0), dS16(p.bf16 ? p.query_tile * p.key_tile : 0) {}
 };
 
 template <class Real>
@@ -79,11 +107,26 @@ constexpr Real minus_infinity = -std::numeric_limits<Real>::infinity();
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// C = op(A)·op(B), or C += … with shape.accumulate; C is M×N, contiguous.
+// C = op(A)·op(B), or C += … with shape.accumulate; on the bf16 operands when the products run in bf16.
 template <class Real>
-void gemm_tile(const Problem<Real>& p, const Real* A, const Real* B, Real* C, const kernels::GemmShape& shape) {
-    if (p.reference) kernels::gemm_reference(A, B, C, shape);
-    else kernels::gemm(A, B, C, shape);
+void gemm_tile(const Problem<Real>& p, const TileRows<Real>& A, const TileRows<Real>& B, Real* C, const kernels::GemmShape& shape) {
+    if (p.reference) {
+        kernels::gemm_reference(A.real, B.real, C, shape);
+        return;
+    }
+    if constexpr (std::is_same_v<Real, float>)
+        if (p.bf16) {
+            kernels::gemm(A.rounded, B.rounded, C, shape);
+            return;
+        }
+    kernels::gemm(A.real, B.real, C, shape);
+}
+
+// x rounded into x16 (n values) when the products run in bf16: a tile of P or dS as it is made.
+template <class Real>
+void round_tile(const Problem<Real>& p, const Real* x, kernels::bfloat16_bits* x16, int64_t n) {
+    if constexpr (std::is_same_v<Real, float>)
+        if (p.bf16) kernels::round_to_bfloat16(x, x16, n);
 }
 
 // Keys a query tile can see: all S, or with causal masking only j < i0 + rows + (S − T)
@@ -96,9 +139,8 @@ int64_t key_end(const Problem<Real>& p, int64_t i0, int64_t rows) {
 // S_ij = q_i·k_j / τ, or −∞ where query i may not see key j (a future key, padding, or the pattern)
 template <class Real>
 void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (rows, cols)
-    const Real* Q_i = p.Q.row(t.b, t.h, t.i0);            // (rows, D)
-    const Real* K_j = p.K.row(t.b, t.h / p.group, t.j0);  // (cols, D)
-    gemm_tile(p, Q_i, K_j, S, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .lda = p.Q.row_stride, .ldb = p.K.row_stride});
+    gemm_tile(p, rows_of(p.Q, t.b, t.h, t.i0), rows_of(p.K, t.b, t.h / p.group, t.j0), S,   // (rows, D)·(cols, D)ᵀ
+              {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .lda = p.Q.real.row_stride, .ldb = p.K.real.row_stride});
     const uint8_t* padding = p.key_is_padding + t.b * p.S + t.j0;   // (cols)
     const Real inv_tau = p.inv_tau;
     for (int64_t r = 0; r < t.rows; ++r) {
@@ -167,10 +209,10 @@ void forward_query_tile(const Problem<Real>& p, int64_t bh, int64_t i0, const He
         const Tile t{b, h, i0, rows, j0, std::min(p.key_tile, keys - j0)};
         score_tile(p, t, scratch.S.data());
         online_softmax_step(p, t, scratch.S.data(), scratch.m.data(), scratch.ell.data(), O);
+        round_tile(p, scratch.S.data(), scratch.P16.data(), rows * t.cols);
         // O_i += P·V_j        P: (rows, cols)   V_j: (cols, D)   O_i: (rows, D)
-        const Real* V_j = p.V.row(b, h / p.group, j0);
-        gemm_tile(p, scratch.S.data(), V_j, O_i,
-                  {.M = rows, .N = p.D, .K = t.cols, .accumulate = true, .ldb = p.V.row_stride, .ldc = O.row_stride});
+        gemm_tile(p, {scratch.S.data(), scratch.P16.data()}, rows_of(p.V, b, h / p.group, j0), O_i,
+                  {.M = rows, .N = p.D, .K = t.cols, .accumulate = true, .ldb = p.V.real.row_stride, .ldc = O.row_stride});
     }
     for (int64_t r = 0; r < rows; ++r) {
         const Real ell = scratch.ell[r];
@@ -218,26 +260,30 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
 #pragma omp simd
         for (int64_t c = 0; c < t.cols; ++c) P_r[c] = kernels::vector_exp(P_r[c] - L_r);
     }
+    round_tile(p, P, scratch.P16.data(), t.rows * t.cols);
     const int64_t kv_head = t.h / p.group;
-    const Real* dO_i = g.dO.row(t.b, t.h, t.i0);   // (rows, D)
-    const Real* Q_i = p.Q.row(t.b, t.h, t.i0);     // (rows, D)
-    const Real* K_j = p.K.row(t.b, kv_head, t.j0); // (cols, D)
-    const Real* V_j = p.V.row(t.b, kv_head, t.j0); // (cols, D)
+    const TileRows<Real> dO_i = rows_of(g.dO, t.b, t.h, t.i0);   // (rows, D)
+    const TileRows<Real> Q_i = rows_of(p.Q, t.b, t.h, t.i0);     // (rows, D)
+    const TileRows<Real> K_j = rows_of(p.K, t.b, kv_head, t.j0); // (cols, D)
+    const TileRows<Real> V_j = rows_of(p.V, t.b, kv_head, t.j0); // (cols, D)
+    const int64_t ldq = p.Q.real.row_stride, ldk = p.K.real.row_stride, ldv = p.V.real.row_stride, ldo = g.dO.real.row_stride;
     // dV_j += Pᵀ·dO_i          (cols, D)
-    gemm_tile(p, P, dO_i, g.dV.row(t.b, kv_head, t.j0),
-              {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true, .ldb = g.dO.row_stride, .ldc = g.dV.row_stride});
+    gemm_tile(p, {P, scratch.P16.data()}, dO_i, g.dV.row(t.b, kv_head, t.j0),
+              {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true, .ldb = ldo, .ldc = g.dV.row_stride});
     // dP = dO_i·V_jᵀ           (rows, cols)
-    gemm_tile(p, dO_i, V_j, dP, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .lda = g.dO.row_stride, .ldb = p.V.row_stride});
+    gemm_tile(p, dO_i, V_j, dP, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .lda = ldo, .ldb = ldv});
     // dS = P ⊙ (dP − Δ_i) / τ   (rows, cols), in dP's buffer
     for (int64_t r = 0; r < t.rows; ++r)
 #pragma omp simd
         for (int64_t c = r * t.cols; c < (r + 1) * t.cols; ++c) dP[c] = P[c] * (dP[c] - delta[r]) * p.inv_tau;
+    round_tile(p, dP, scratch.dS16.data(), t.rows * t.cols);
+    const TileRows<Real> dS{dP, scratch.dS16.data()};
     // dQ_i += dS·K_j           (rows, D)
-    gemm_tile(p, dP, K_j, g.dQ.row(t.b, t.h, t.i0),
-              {.M = t.rows, .N = p.D, .K = t.cols, .accumulate = true, .ldb = p.K.row_stride, .ldc = g.dQ.row_stride});
+    gemm_tile(p, dS, K_j, g.dQ.row(t.b, t.h, t.i0),
+              {.M = t.rows, .N = p.D, .K = t.cols, .accumulate = true, .ldb = ldk, .ldc = g.dQ.row_stride});
     // dK_j += dSᵀ·Q_i          (cols, D)
-    gemm_tile(p, dP, Q_i, g.dK.row(t.b, kv_head, t.j0),
-              {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true, .ldb = p.Q.row_stride, .ldc = g.dK.row_stride});
+    gemm_tile(p, dS, Q_i, g.dK.row(t.b, kv_head, t.j0),
+              {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true, .ldb = ldq, .ldc = g.dK.row_stride});
 }
 
 // One (batch, query head): key tiles outside, query tiles inside (FlashAttention-2's order).
@@ -245,7 +291,7 @@ template <class Real>
 void backward_head(const Problem<Real>& p, const Backward<Real>& g, int64_t b, int64_t h, Scratch<Real>& scratch,
                    std::vector<Real>& delta) {
     for (int64_t i = 0; i < p.T; ++i) {   // Δ_i = Σ_d dO_id·O_id
-        const Real* dO_i = g.dO.row(b, h, i);
+        const Real* dO_i = g.dO.real.row(b, h, i);
         const Real* O_i = g.O.row(b, h, i);
         Real dot = 0;
 #pragma omp simd reduction(+ : dot)
@@ -364,15 +410,38 @@ struct Placements {
     HeadPlacement Q, K, V, O;   // O's input index is unused: the output (and dO) has its own buffer
 };
 
+// Whether the products run in bf16: f32 inputs under bf16 precision, not the reference loops.
+bool products_in_bf16(DType dtype) {
+    return dtype == DType::f32 && !kernels::use_reference() && kernels::matmul_precision() == kernels::MatmulPrecision::bf16;
+}
+
+// Each (f32) tensor rounded to bf16 once, in its own layout.
+using RoundedTensors = std::vector<std::vector<kernels::bfloat16_bits>>;
+RoundedTensors rounded_copies(const std::vector<Tensor>& tensors) {
+    RoundedTensors rounded;
+    for (const Tensor& x : tensors) {
+        rounded.emplace_back(static_cast<std::size_t>(x.numel()));
+        kernels::round_to_bfloat16(x.data<float>(), rounded.back().data(), x.numel());
+    }
+    return rounded;
+}
+
+// The heads `place` names: in tensors[place.input], and in its rounded copy if there is one.
 template <class Real>
-Problem<Real> make_problem(const Sizes& n, const std::vector<Tensor>& inputs, const Placements& at, const MaskBytes& masks,
-                           const TiledAttentionOptions& options) {
+Heads<Real> heads_at(const HeadPlacement& place, const std::vector<Tensor>& tensors, const RoundedTensors& rounded) {
+    return {place.in(tensors[place.input].data<Real>()),
+            rounded.empty() ? HeadLayout<const kernels::bfloat16_bits*>{} : place.in(rounded[place.input].data())};
+}
+
+template <class Real>
+Problem<Real> make_problem(const Sizes& n, const std::vector<Tensor>& inputs, const RoundedTensors& rounded, const Placements& at,
+                           const MaskBytes& masks, const TiledAttentionOptions& options) {
     const double tau = options.temperature ? *options.temperature : std::sqrt(static_cast<double>(n.D));
-    const auto heads = [&](const HeadPlacement& place) { return place.in(inputs[place.input].data<Real>()); };
-    return Problem<Real>{heads(at.Q), heads(at.K), heads(at.V), masks.padding.data(),
+    return Problem<Real>{heads_at<Real>(at.Q, inputs, rounded), heads_at<Real>(at.K, inputs, rounded),
+                         heads_at<Real>(at.V, inputs, rounded), masks.padding.data(),
                          masks.pattern.empty() ? nullptr : masks.pattern.data(), n.H, n.H / n.H_kv, n.T, n.S, n.D,
                          static_cast<Real>(1.0 / tau), options.causal, options.query_tile, options.key_tile,
-                         kernels::use_reference()};
+                         kernels::use_reference(), !rounded.empty()};
 }
 
 // The one op every entry point records: O (out_shape, its heads where at.O says) from the inputs
@@ -383,19 +452,23 @@ Tensor attention_on_placements(const char* op, const std::vector<Tensor>& inputs
     const DType dtype = inputs.front().dtype();
     Tensor O(out_shape, dtype);            // heads where at.O says
     Tensor L({n.B, n.H, n.T}, dtype);      // (B, H, T)
+    // the inputs rounded for bf16 products (none in fp32), kept for the backward
+    auto rounded = std::make_shared<const RoundedTensors>(products_in_bf16(dtype) ? rounded_copies(inputs) : RoundedTensors{});
     dispatch(dtype, [&](auto zero) {
         using Real = decltype(zero);
-        forward(make_problem<Real>(n, inputs, at, masks, options), n.B * n.H, at.O.in(O.data<Real>()), L.data<Real>());
+        forward(make_problem<Real>(n, inputs, *rounded, at, masks, options), n.B * n.H, at.O.in(O.data<Real>()), L.data<Real>());
     });
-    return record(op, inputs, O, [inputs, n, at, O, L, masks, options](const Tensor& dO) -> Grads {
+    return record(op, inputs, O, [inputs, rounded, n, at, O, L, masks, options](const Tensor& dO) -> Grads {
         Grads grads;
         for (const Tensor& x : inputs) grads.push_back(Tensor::zeros(x.shape(), x.dtype()));
+        const RoundedTensors dO_rounded = rounded->empty() ? RoundedTensors{} : rounded_copies({dO});
         dispatch(O.dtype(), [&](auto zero) {
             using Real = decltype(zero);
             const auto gradient = [&](const HeadPlacement& place) { return place.in(grads[place.input].data<Real>()); };
-            const Backward<Real> g{at.O.in(O.data<Real>()), at.O.in(dO.data<Real>()), L.data<Real>(), gradient(at.Q),
-                                   gradient(at.K), gradient(at.V)};
-            backward(make_problem<Real>(n, inputs, at, masks, options), g, n.B);
+            const HeadPlacement dO_at{0, at.O.column, at.O.batch_stride, at.O.head_stride, at.O.row_stride};
+            const Backward<Real> g{at.O.in(O.data<Real>()), heads_at<Real>(dO_at, {dO}, dO_rounded), L.data<Real>(),
+                                   gradient(at.Q), gradient(at.K), gradient(at.V)};
+            backward(make_problem<Real>(n, inputs, *rounded, at, masks, options), g, n.B);
         });
         return grads;
     });
