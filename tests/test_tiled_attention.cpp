@@ -219,6 +219,28 @@ TEST_CASE("tiled cross-attention reads K and V in place from one projection: com
     CHECK(difference < 1e-5);
 }
 
+TEST_CASE("tiled attention's backward shares key tiles between threads when there are fewer heads than threads", "[unit]") {
+    // One key/value head (B = 1, two query heads grouped on it) and 2 or 3 threads: the key tiles
+    // are shared out, each thread summing dQ in its own buffer. Against one thread, which walks
+    // the heads' key tiles in order: the same gradients to float rounding.
+    const int threads = GENERATE(2, 3);
+    const bool causal = GENERATE(false, true);
+    INFO(threads << " threads, causal " << causal);
+    Rng rng(31);
+    const Tensor qkv = Tensor::uniform({1, 300, 4 * 16}, -1, 1, rng), seed = Tensor::uniform({1, 300, 32}, -1, 1, rng);
+    const TiledAttentionOptions options{.causal = causal, .query_tile = 32, .key_tile = 64};
+    const auto gradient_with = [&](int thread_count) {
+        const int previous = kernels::num_threads();
+        kernels::set_num_threads(thread_count);
+        const Tensor leaf = qkv.clone().set_requires_grad();
+        Tape::current().clear();
+        Tape::current().backward(tiled_self_attention(leaf, {.heads = 2, .kv_heads = 1}, options), seed);
+        kernels::set_num_threads(previous);
+        return leaf.grad();
+    };
+    CHECK(test::max_relative_difference(gradient_with(threads), gradient_with(1)) < 1e-5);
+}
+
 TEST_CASE("tiled self- and cross-attention: head counts that do not fit the rows are errors naming the op", "[unit]") {
     const Tensor qkv = Tensor::zeros({2, 5, 24}), q = Tensor::zeros({2, 5, 8}), kv = Tensor::zeros({2, 6, 16});
     CHECK_THROWS_WITH(tiled_self_attention(qkv, {.heads = 4, .kv_heads = 3}), Catch::Contains("tiled_self_attention") && Catch::Contains("qkv (2,5,24)"));

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include <omp.h>
+
 #include "autograd/error.h"
 #include "autograd/kernels/bfloat16.h"
 #include "autograd/kernels/gemm.h"
@@ -286,11 +288,11 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
               {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true, .ldb = ldq, .ldc = g.dK.row_stride});
 }
 
-// One (batch, query head): key tiles outside, query tiles inside (FlashAttention-2's order).
+// Δ_i = Σ_d dO_id·O_id for the T query rows of one (batch, query head): the softmax backward's
+// row term, from the forward's output instead of the weights.
 template <class Real>
-void backward_head(const Problem<Real>& p, const Backward<Real>& g, int64_t b, int64_t h, Scratch<Real>& scratch,
-                   std::vector<Real>& delta) {
-    for (int64_t i = 0; i < p.T; ++i) {   // Δ_i = Σ_d dO_id·O_id
+void row_deltas(const Problem<Real>& p, const Backward<Real>& g, int64_t b, int64_t h, Real* delta) {
+    for (int64_t i = 0; i < p.T; ++i) {
         const Real* dO_i = g.dO.real.row(b, h, i);
         const Real* O_i = g.O.row(b, h, i);
         Real dot = 0;
@@ -298,32 +300,87 @@ void backward_head(const Problem<Real>& p, const Backward<Real>& g, int64_t b, i
         for (int64_t d = 0; d < p.D; ++d) dot += dO_i[d] * O_i[d];
         delta[i] = dot;
     }
-    for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile)
-        for (int64_t i0 = 0; i0 < p.T; i0 += p.query_tile) {
-            const int64_t rows = std::min(p.query_tile, p.T - i0);
-            if (key_end(p, i0, rows) <= j0) continue;   // every key of this tile is in these rows' future
-            const Tile t{b, h, i0, rows, j0, std::min(p.key_tile, p.S - j0)};
-            backward_tile(p, g, t, delta.data() + i0, scratch);
-        }
+}
+
+// Every query tile of one (batch, query head) against key tile j0, skipping the pairs the causal
+// mask hides entirely.
+template <class Real>
+void backward_key_tile(const Problem<Real>& p, const Backward<Real>& g, int64_t b, int64_t h, int64_t j0, const Real* delta,
+                       Scratch<Real>& scratch) {
+    for (int64_t i0 = 0; i0 < p.T; i0 += p.query_tile) {
+        const int64_t rows = std::min(p.query_tile, p.T - i0);
+        if (key_end(p, i0, rows) <= j0) continue;   // every key of this tile is in these rows' future
+        backward_tile(p, g, {b, h, i0, rows, j0, std::min(p.key_tile, p.S - j0)}, delta + i0, scratch);
+    }
 }
 
 // Work is split over (batch, key/value head): the query heads that share one key/value head run
-// on one thread, one after another, so each dK and dV is written by one thread only (no races),
-// and each query head's dQ by the thread that owns its key/value head.
+// on one thread, one after another, key tiles outside and query tiles inside (FlashAttention-2's
+// order), so each dK and dV is written by one thread only (no races), and each query head's dQ by
+// the thread that owns its key/value head.
 template <class Real>
-void backward(const Problem<Real>& p, const Backward<Real>& g, int64_t batch) {
+void backward_by_heads(const Problem<Real>& p, const Backward<Real>& g, int64_t batch, bool threaded) {
     const int64_t kv_heads = p.H / p.group, owners = batch * kv_heads;
-    const bool worth_threads = !p.reference && owners > 1 && batch * p.H * p.T * p.S * p.D > kernels::kParallelGrain;
-#pragma omp parallel if (worth_threads)
+#pragma omp parallel if (threaded)
     {
         Scratch<Real> scratch(p);
         std::vector<Real> delta(p.T);   // (T) Δ of the current query head
 #pragma omp for schedule(dynamic)
         for (int64_t owner = 0; owner < owners; ++owner) {
             const int64_t b = owner / kv_heads, kv_head = owner % kv_heads;
-            for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h) backward_head(p, g, b, h, scratch, delta);
+            for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h) {
+                row_deltas(p, g, b, h, delta.data());
+                for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile) backward_key_tile(p, g, b, h, j0, delta.data(), scratch);
+            }
         }
     }
+}
+
+// With fewer (batch, key/value head) owners than threads, the key tiles are shared out instead:
+// a (owner, key tile) task writes its own rows of dK and dV, but every key tile adds into the
+// same dQ rows, so each thread sums its dQ in a buffer of its own (B, H, T, D), added up at the
+// end. Memory stays O(T): one dQ per thread.
+template <class Real>
+void backward_by_key_tiles(const Problem<Real>& p, const Backward<Real>& g, int64_t batch, int threads) {
+    const int64_t kv_heads = p.H / p.group, key_tiles = ceil_div(p.S, p.key_tile), tasks = batch * kv_heads * key_tiles;
+    const int64_t dQ_size = batch * p.H * p.T * p.D;
+    std::vector<Real> deltas(batch * p.H * p.T);                      // (B, H, T)
+    std::vector<Real> dQ_of_thread(static_cast<std::size_t>(threads) * dQ_size, Real(0));   // (threads, B, H, T, D)
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (int64_t bh = 0; bh < batch * p.H; ++bh) row_deltas(p, g, bh / p.H, bh % p.H, deltas.data() + bh * p.T);
+        Scratch<Real> scratch(p);
+        Backward<Real> mine = g;   // the same, but dQ summed in this thread's buffer
+        mine.dQ = {dQ_of_thread.data() + omp_get_thread_num() * dQ_size, p.H * p.T * p.D, p.T * p.D, p.D};
+#pragma omp for schedule(dynamic)
+        for (int64_t task = 0; task < tasks; ++task) {
+            const int64_t owner = task / key_tiles, j0 = (task % key_tiles) * p.key_tile;
+            const int64_t b = owner / kv_heads, kv_head = owner % kv_heads;
+            for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h)
+                backward_key_tile(p, mine, b, h, j0, deltas.data() + (b * p.H + h) * p.T, scratch);
+        }
+        // dQ = Σ_threads dQ_thread, each row by one thread
+#pragma omp for schedule(static)
+        for (int64_t row = 0; row < batch * p.H * p.T; ++row) {
+            const int64_t bh = row / p.T;
+            Real* dQ_r = g.dQ.row(bh / p.H, bh % p.H, row % p.T);
+            for (int thread = 0; thread < threads; ++thread) {
+                const Real* part = dQ_of_thread.data() + thread * dQ_size + row * p.D;
+#pragma omp simd
+                for (int64_t d = 0; d < p.D; ++d) dQ_r[d] += part[d];
+            }
+        }
+    }
+}
+
+template <class Real>
+void backward(const Problem<Real>& p, const Backward<Real>& g, int64_t batch) {
+    const int64_t owners = batch * (p.H / p.group);
+    const bool worth_threads = !p.reference && batch * p.H * p.T * p.S * p.D > kernels::kParallelGrain;
+    const int threads = kernels::num_threads();
+    if (worth_threads && owners < threads && threads > 1 && p.S > p.key_tile) backward_by_key_tiles(p, g, batch, threads);
+    else backward_by_heads(p, g, batch, worth_threads && owners > 1);
 }
 
 // ── checks and setup ────────────────────────────────────────────────────
