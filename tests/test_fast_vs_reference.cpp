@@ -58,9 +58,9 @@ TEST_CASE("fast path equals reference: broadcasting elementwise ops", "[unit]") 
                                   {random({n, 3, n}), random({3, 1}, 2)});
     require_fast_equals_reference([](const auto& in) { return gelu(in[0]) / (in[1] + 2.0); },
                                   {random({65, n}), random({n}, 3)});
-    // Large enough to cross the threading threshold.
+    // n = 65 crosses the threading threshold (2^17 elements).
     require_fast_equals_reference([](const auto& in) { return sigmoid(in[0]) - in[1]; },
-                                  {random({n, 1024}), random({1, 1024}, 4)});
+                                  {random({n, 4096}), random({1, 4096}, 4)});
 }
 
 TEST_CASE("fast path equals reference: tanh, sigmoid, gelu over both branches of their fast forms", "[unit]") {

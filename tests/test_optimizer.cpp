@@ -128,14 +128,14 @@ TEST_CASE("adamw's second step decays then takes the adam step", "[unit]") {
 
 TEST_CASE("adamw without weight decay is adam, bit for bit", "[unit]") {
     Rng rng(3);
-    const Tensor start = Tensor::normal({70000}, 0, 1, rng);  // above the threading threshold
+    const Tensor start = Tensor::normal({300000}, 0, 1, rng);  // above the threading threshold
     Tensor a = start.clone(), b = start.clone();
     a.set_requires_grad(true);
     b.set_requires_grad(true);
     Adam adam({{"w", a}}, {.weight_decay = 0});
     AdamW adamw({{"w", b}}, {.weight_decay = 0});
     for (int i = 0; i < 3; ++i) {
-        const Tensor grad = Tensor::normal({70000}, 0, 1, rng);
+        const Tensor grad = Tensor::normal({300000}, 0, 1, rng);
         a.set_grad(grad);
         b.set_grad(grad);
         adam.step(0.01);
@@ -172,9 +172,9 @@ TEST_CASE("optimizers update f32 parameters like f64 ones", "[unit]") {
 }
 
 TEST_CASE("adamw on a large f32 parameter matches the formula element by element", "[unit]") {
-    // 70,001 elements: threaded, in blocks of 4,096 with a short last one and vector tails. Each
+    // 300,001 elements: threaded, in blocks of 4,096 with a short last one and vector tails. Each
     // element against AdamW's two steps worked in double (the formula of "adamw's second step").
-    const int64_t n = 70001;
+    const int64_t n = 300001;
     const double lr = 0.01, lambda = 0.1, eps = 1e-8;
     Rng rng(5);
     const Tensor start = Tensor::normal({n}, 0, 1, rng), g1 = Tensor::normal({n}, 0, 1, rng), g2 = Tensor::normal({n}, 0, 1, rng);
@@ -201,7 +201,7 @@ TEST_CASE("adam's one pass over every parameter's blocks equals one update per p
     // Parameters of odd sizes (a block of 4,096 split across two of them, a lone element, one of
     // each dtype), one without a gradient on the first step, so the steps t differ: the fused list
     // against the readable per-parameter loop (ReferenceKernels), three AdamW steps each.
-    const std::vector<std::pair<int64_t, DType>> sizes{{70001, DType::f32}, {1, DType::f32}, {4097, DType::f64}, {300, DType::f32}};
+    const std::vector<std::pair<int64_t, DType>> sizes{{300001, DType::f32}, {1, DType::f32}, {4097, DType::f64}, {300, DType::f32}};
     Rng rng(11);
     NamedParameters fused_parameters, reference_parameters;
     for (std::size_t i = 0; i < sizes.size(); ++i) {

@@ -119,9 +119,9 @@ TEST_CASE("clip_grad_norm counts a parameter listed twice once", "[unit]") {
 
 TEST_CASE("clip_grad_norm on a large gradient matches the sum of squares", "[unit]") {
     Rng rng(5);
-    Tensor p = Tensor::zeros({100000});  // above the threading threshold
+    Tensor p = Tensor::zeros({300000});  // above the threading threshold
     p.set_requires_grad(true);
-    p.set_grad(Tensor::normal({100000}, 0, 1, rng));
+    p.set_grad(Tensor::normal({300000}, 0, 1, rng));
     double sum_squares = 0;
     for (double g : p.grad().to_vector()) sum_squares += g * g;
     REQUIRE(clip_grad_norm({p}, 1e9) == Approx(std::sqrt(sum_squares)).epsilon(1e-12));

@@ -5,14 +5,13 @@
 #include <numbers>
 
 #include "autograd/error.h"
+#include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 
 namespace tf::train {
 
 namespace {
-constexpr int64_t kParallelElements = 1 << 15;
-
 void check_step(int64_t step, const char* schedule) {
     if (step < 1) throw ValueError(std::string(schedule) + " schedule: steps count from 1, got " + std::to_string(step));
 }
@@ -26,7 +25,7 @@ double warmup_lr(int64_t step, double peak_lr, int64_t warmup_steps) {
 template <class T>
 double sum_of_squares(const T* g, int64_t n) {
     double sum = 0;
-#pragma omp parallel for simd reduction(+ : sum) if (n >= kParallelElements) schedule(static)
+#pragma omp parallel for simd reduction(+ : sum) if (n >= kernels::kParallelGrain) schedule(static)
     for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(g[i]) * static_cast<double>(g[i]);
     return sum;
 }

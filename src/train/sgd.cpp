@@ -3,18 +3,18 @@
 #include "train/optimizer.h"
 
 #include "autograd/error.h"
+#include "autograd/kernels/mode.h"
 
 namespace tf::train {
 
 namespace {
-constexpr int64_t kParallelElements = 1 << 15;  // below this, threads cost more than they save
 
 template <class T>
 void sgd_update(T* p, const T* grad, T* buf, int64_t n, const SgdOptions& options, double lr) {
     const T lr_t = static_cast<T>(lr), mu = static_cast<T>(options.momentum);
     const T lambda = static_cast<T>(options.weight_decay);
     const bool decay = options.weight_decay != 0, momentum = buf != nullptr, nesterov = options.nesterov;
-#pragma omp parallel for simd if (n >= kParallelElements) schedule(static)
+#pragma omp parallel for simd if (n >= kernels::kParallelGrain) schedule(static)
     for (int64_t i = 0; i < n; ++i) {
         T g = grad[i];
         if (decay) g = g + lambda * p[i];            // g ← g + λ·p          (coupled weight decay)

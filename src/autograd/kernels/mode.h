@@ -19,8 +19,15 @@ private:
     bool previous_;
 };
 
-// Below this many elements, spreading work over threads costs more than it saves.
-inline constexpr int64_t kParallelGrain = 1 << 15;
+// When a second thread pays. Our threads sleep while they wait (OMP_WAIT_POLICY=passive, see
+// cli/main.cpp), and waking one for a parallel region costs 20–100 µs when it has slept a while,
+// less when regions follow each other closely (bench/README.md). A pass over memory (elementwise,
+// softmax, layer norm, sums) runs about 0.1–0.3 ns an element on one thread, so the line sits at
+// 2¹⁷ elements (~25 µs): measured against 2¹⁵ and 2¹⁸ on W1–W4, the one no workload lost by. A
+// kernel of multiply-adds (the attention kernels' tiles) runs ~10 per ns, so its line is ~2²¹ of
+// them, gemm's own (kernels/gemm.cpp).
+inline constexpr int64_t kParallelGrain = 1 << 17;          // elements of a memory-bound pass
+inline constexpr int64_t kParallelMultiplyAdds = 1 << 21;   // multiply-adds of a compute kernel
 
 // Runs body(i) for every i in [0, n): split over the threads when `parallel` and there are two
 // or more tasks to split, else a plain loop on this thread. An OpenMP region that an `if` clause

@@ -85,7 +85,7 @@ template <typename T>
 void attend(const T* q, const T* keys_transposed, const T* values, T* out, const Shape& q_shape, int64_t kv_heads,
             int64_t capacity, int64_t length, double tau) {
     const int64_t B = q_shape[0], H = q_shape[1], t = q_shape[2], D = q_shape[3];
-    const bool parallel = B * H > 1 && B * H * t * length * D > 4 * kernels::kParallelGrain;
+    const bool parallel = B * H > 1 && B * H * t * length * D > kernels::kParallelMultiplyAdds;
     kernels::parallel_for(B * H, parallel, [&](int64_t pair) {
         const int64_t b = pair / H, h = pair % H, g = h * kv_heads / H;
         const T* kt_bg = keys_transposed + (b * kv_heads + g) * D * capacity;

@@ -20,7 +20,7 @@ namespace {
 // Rows of one (batch, head): q_t, k_t are D wide, v_t is E wide.
 struct ScanShape {
     int64_t batch_heads, T, D, E;
-    bool worth_threads() const { return batch_heads > 1 && batch_heads * T * D * E > kernels::kParallelGrain; }
+    bool worth_threads() const { return batch_heads > 1 && batch_heads * T * D * E > kernels::kParallelMultiplyAdds; }
 };
 
 // Forward scan of one head:  S ← S + k_t v_tᵀ,   y_t = Sᵀ q_t       S: (D, E)

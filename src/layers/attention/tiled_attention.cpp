@@ -229,7 +229,7 @@ void forward_query_tile(const Problem<Real>& p, int64_t bh, int64_t i0, const He
 template <class Real>
 void forward(const Problem<Real>& p, int64_t batch_heads, const HeadLayout<Real*>& O, Real* L) {
     const int64_t query_tiles = ceil_div(p.T, p.query_tile);
-    const bool worth_threads = !p.reference && batch_heads * p.T * p.S * p.D > kernels::kParallelGrain;
+    const bool worth_threads = !p.reference && batch_heads * p.T * p.S * p.D > kernels::kParallelMultiplyAdds;
 #pragma omp parallel if (worth_threads)
     {
         Scratch<Real> scratch(p);
@@ -377,7 +377,7 @@ void backward_by_key_tiles(const Problem<Real>& p, const Backward<Real>& g, int6
 template <class Real>
 void backward(const Problem<Real>& p, const Backward<Real>& g, int64_t batch) {
     const int64_t owners = batch * (p.H / p.group);
-    const bool worth_threads = !p.reference && batch * p.H * p.T * p.S * p.D > kernels::kParallelGrain;
+    const bool worth_threads = !p.reference && batch * p.H * p.T * p.S * p.D > kernels::kParallelMultiplyAdds;
     const int threads = kernels::num_threads();
     if (worth_threads && owners < threads && threads > 1 && p.S > p.key_tile) backward_by_key_tiles(p, g, batch, threads);
     else backward_by_heads(p, g, batch, worth_threads && owners > 1);
