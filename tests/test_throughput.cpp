@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "analysis/bench_report.h"
+#include "analysis/matmul_roof.h"
+#include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
@@ -178,4 +180,31 @@ TEST_CASE("bench's report has a table row per measurement and only the parts tha
     CHECK(test::count_occurrences(page, "<tr><td>") == 3);   // W1, and the two scaling points
     CHECK(test::count_occurrences(page, "<svg xmlns") == 2); // the time and the memory plot, inline
     CHECK(std::filesystem::exists(temp / "plots/scaling_time.csv"));
+}
+
+TEST_CASE("bf16 runs take their MFU against the measured bf16 matmul roof too, in the JSON and the report", "[unit]") {
+    if (!kernels::bf16_unsupported_reason().empty()) {   // no native bf16: refused, naming the instructions
+        CHECK_THROWS_WITH(analysis::bf16_matmul_roof_gflops(1), Catch::Contains("AVX512-BF16"));
+        return;
+    }
+    const double roof = analysis::bf16_matmul_roof_gflops(2);
+    CHECK(roof > 0);
+    analysis::TrainingThroughput w4;
+    w4.workload = "W4", w4.batch = 16, w4.length = 128, w4.step = {0.05, 0.05, 0.05};
+    w4.mfu = 0.4, w4.mfu_bf16 = 0.25;
+    CHECK(analysis::to_json(w4).at("mfu_bf16") == 0.25);
+    w4.mfu_bf16 = 0;
+    CHECK_FALSE(analysis::to_json(w4).contains("mfu_bf16"));   // an fp32 run's line is as before
+    const test::TempDir temp("tapeformer-bench-bf16");
+    analysis::BenchResults results;
+    results.precision = "bf16", results.threads = 2, results.peak_gflops = 100, results.bf16_roof_gflops = 400;
+    w4.mfu_bf16 = 0.25;
+    results.training = {w4};
+    const std::string markdown = read_file(analysis::write_bench_report(temp.path(), results));
+    CHECK(markdown.find("measured bf16 matmul roof 400.0 GFLOP/s") != std::string::npos);
+    CHECK(markdown.find("| 40.0 % | 0.0 | 25.0 % |") != std::string::npos);
+    analysis::ThroughputOptions options;
+    options.warmup = 0, options.steps = 2, options.peak_gflops = 100, options.bf16_roof_gflops = roof;
+    const analysis::TrainingThroughput measured = analysis::measure_training(tiny_workload(true), options);
+    CHECK(measured.mfu_bf16 == Approx(measured.matmul_gflops / roof));
 }

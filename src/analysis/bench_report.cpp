@@ -71,13 +71,15 @@ std::string median_range_ms(const TimingStats& stats) {
     return format("%.1f (%.1f–%.1f)", stats.median * 1e3, stats.min * 1e3, stats.max * 1e3);
 }
 
-std::vector<std::vector<std::string>> training_rows(const std::vector<TrainingThroughput>& results) {
+std::vector<std::vector<std::string>> training_rows(const std::vector<TrainingThroughput>& results, bool bf16_mfu) {
     std::vector<std::vector<std::string>> rows;
-    for (const TrainingThroughput& r : results)
+    for (const TrainingThroughput& r : results) {
         rows.push_back({r.workload, std::to_string(r.batch) + "×" + std::to_string(r.length), std::to_string(r.parameters),
                         median_range_ms(r.step), format("%.0f", r.tokens_per_second),
                         format("%.2f", r.matmul_flops_per_step / 1e9), format("%.1f %%", 100 * r.mfu),
                         format("%.1f", r.peak_bytes / kMiB)});
+        if (bf16_mfu) rows.back().push_back(format("%.1f %%", 100 * r.mfu_bf16));
+    }
     return rows;
 }
 
@@ -93,12 +95,14 @@ std::vector<std::vector<std::string>> decoding_rows(const std::vector<DecodingTh
 }  // namespace
 
 nlohmann::json to_json(const TrainingThroughput& r) {
-    return {{"kind", "train"}, {"workload", r.workload}, {"batch", r.batch}, {"seq", r.length},
-            {"threads", r.threads}, {"params", r.parameters}, {"step_s", stats_json(r.step)},
-            {"tokens_per_s", r.tokens_per_second}, {"matmul_gflop_per_step", r.matmul_flops_per_step / 1e9},
-            {"matmul_gflops_at_median", r.matmul_gflops}, {"mfu", r.mfu}, {"peak_bytes", r.peak_bytes},
-            {"peak_bytes_above_start", r.peak_bytes_above_start}, {"loss_first", r.loss_first},
-            {"loss_last", r.loss_last}};
+    nlohmann::json json{{"kind", "train"}, {"workload", r.workload}, {"batch", r.batch}, {"seq", r.length},
+                        {"threads", r.threads}, {"params", r.parameters}, {"step_s", stats_json(r.step)},
+                        {"tokens_per_s", r.tokens_per_second}, {"matmul_gflop_per_step", r.matmul_flops_per_step / 1e9},
+                        {"matmul_gflops_at_median", r.matmul_gflops}, {"mfu", r.mfu}, {"peak_bytes", r.peak_bytes},
+                        {"peak_bytes_above_start", r.peak_bytes_above_start}, {"loss_first", r.loss_first},
+                        {"loss_last", r.loss_last}};
+    if (r.mfu_bf16 > 0) json["mfu_bf16"] = r.mfu_bf16;
+    return json;
 }
 
 nlohmann::json to_json(const DecodingThroughput& r) {
@@ -112,9 +116,9 @@ nlohmann::json to_json(const ScalingMeasurement& r) {
     return {{"kind", "scaling"}, {"variant", r.variant}, {"T", r.T}, {"ms", r.ms}, {"peak_bytes", r.peak_bytes}};
 }
 
-std::string training_table_header() {
+std::string training_table_header(bool bf16_mfu) {
     return format("%-8s %9s %9s %24s %10s %9s %6s %9s %9s", "workload", "B x T", "params", "step ms median (min-max)",
-                  "tokens/s", "GFLOP/st", "MFU", "peak MiB", "+step MiB");
+                  "tokens/s", "GFLOP/st", "MFU", "peak MiB", "+step MiB") + (bf16_mfu ? format(" %9s", "bf16 MFU") : "");
 }
 
 std::string table_row(const TrainingThroughput& r) {
@@ -122,7 +126,8 @@ std::string table_row(const TrainingThroughput& r) {
     const std::string step = format("%.1f (%.1f-%.1f)", r.step.median * 1e3, r.step.min * 1e3, r.step.max * 1e3);
     return format("%-8s %9s %9ld %24s %10.0f %9.2f %5.1f%% %9.1f %9.1f", r.workload.c_str(), shape.c_str(),
                   long(r.parameters), step.c_str(), r.tokens_per_second, r.matmul_flops_per_step / 1e9, 100 * r.mfu,
-                  r.peak_bytes / kMiB, r.peak_bytes_above_start / kMiB);
+                  r.peak_bytes / kMiB, r.peak_bytes_above_start / kMiB) +
+           (r.mfu_bf16 > 0 ? format(" %8.1f%%", 100 * r.mfu_bf16) : "");
 }
 
 std::string table_row(const DecodingThroughput& r) {
@@ -171,16 +176,21 @@ std::vector<std::string> write_generation_report(const std::string& dir, const s
 std::string write_bench_report(const std::string& dir, const BenchResults& results) {
     Report report(dir);
     report.heading(1, "Benchmark");
+    const bool bf16_mfu = results.bf16_roof_gflops > 0;
     report.paragraph(std::to_string(results.threads) + " threads, matmul precision " + results.precision +
-                     ", measured FP32 FMA peak " + format("%.1f", results.peak_gflops) + " GFLOP/s (the MFU's denominator).");
+                     ", measured FP32 FMA peak " + format("%.1f", results.peak_gflops) + " GFLOP/s (the MFU's denominator)" +
+                     (bf16_mfu ? ", measured bf16 matmul roof " + format("%.1f", results.bf16_roof_gflops) +
+                                     " GFLOP/s (bf16 MFU's: oneDNN's bf16 product of two 1024 × 1024 matrices)"
+                               : std::string()) + ".");
     const std::vector<std::string> decoding_header{"workload", "source tokens", "generated tokens", "way",
                                                    "ms per sequence, median (min–max)", "tokens/s", "state MiB"};
     if (!results.training.empty()) {
         report.heading(2, "Training steps");
         report.paragraph("Forward + backward + Adam; the step time is the median of the timed steps, after warm-up.");
-        report.table({"workload", "B×T", "parameters", "step ms, median (min–max)", "tokens/s", "matmul GFLOP per step",
-                       "MFU", "peak MiB"},
-                     training_rows(results.training));
+        std::vector<std::string> header{"workload", "B×T", "parameters", "step ms, median (min–max)", "tokens/s",
+                                        "matmul GFLOP per step", "MFU", "peak MiB"};
+        if (bf16_mfu) header.push_back("bf16 MFU");
+        report.table(header, training_rows(results.training, bf16_mfu));
     }
     if (!results.decoding.empty()) {
         report.heading(2, "Greedy decoding, batch 1");

@@ -17,7 +17,8 @@ nlohmann::json to_json(const TrainingThroughput& result);
 nlohmann::json to_json(const DecodingThroughput& result);
 nlohmann::json to_json(const ScalingMeasurement& result);
 
-std::string training_table_header();
+// With bf16_mfu, a last column holds the MFU against the bf16 matmul roof.
+std::string training_table_header(bool bf16_mfu = false);
 std::string table_row(const TrainingThroughput& result);
 std::string table_row(const DecodingThroughput& result);
 std::string scaling_table_header();
@@ -36,6 +37,7 @@ struct BenchResults {
     std::string precision;     // the matmuls' precision, "fp32" or "bf16"
     int64_t threads = 0;
     double peak_gflops = 0;    // the measured FP32 FMA peak the MFU is taken against
+    double bf16_roof_gflops = 0;   // bf16 runs: the measured bf16 matmul roof bf16's MFU is taken against
     std::vector<TrainingThroughput> training;
     std::vector<DecodingThroughput> decoding, generation;
     std::vector<ScalingMeasurement> scaling;

@@ -164,6 +164,7 @@ TrainingThroughput measure_training(const Workload& workload, const ThroughputOp
         result.matmul_gflops = result.matmul_flops_per_step / result.step.median / 1e9;
     }
     if (options.peak_gflops > 0) result.mfu = result.matmul_gflops / options.peak_gflops;
+    if (options.bf16_roof_gflops > 0) result.mfu_bf16 = result.matmul_gflops / options.bf16_roof_gflops;
     return result;
 }
 

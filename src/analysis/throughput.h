@@ -37,6 +37,7 @@ struct TrainingThroughput {
     double matmul_flops_per_step = 0; // every gemm the step ran, forward and backward
     double matmul_gflops = 0;         // matmul_flops_per_step / step.median / 1e9
     double mfu = 0;                   // matmul_gflops / peak GFLOP/s (0 when no peak is given)
+    double mfu_bf16 = 0;              // matmul_gflops / the bf16 matmul roof (0 when none is given)
     int64_t peak_bytes = 0;           // tensor-memory high-water mark during the timed steps
     int64_t peak_bytes_above_start = 0;  // the same, minus what was live before (weights, Adam state)
     double loss_first = 0, loss_last = 0;
@@ -45,6 +46,7 @@ struct TrainingThroughput {
 struct ThroughputOptions {
     int warmup = 5, steps = 30;
     double peak_gflops = 0;  // the machine's FP32 peak, for the MFU
+    double bf16_roof_gflops = 0;  // the bf16 matmul roof (matmul_roof.h), for bf16's MFU; 0: none
     uint64_t seed = 0;       // weights and batches
 };
 

@@ -7,6 +7,7 @@
 
 #include "analysis/bench_report.h"
 #include "analysis/fma_peak.h"
+#include "analysis/matmul_roof.h"
 #include "autograd/kernels/mode.h"
 #include "cli/commands.h"
 #include "train/run_config.h"
@@ -50,10 +51,11 @@ void emit(const BenchArguments& args, nlohmann::json json, const std::string& ro
 }
 
 std::vector<analysis::TrainingThroughput> run_training(const BenchArguments& args,
-                                                       const std::vector<analysis::Workload>& workloads, double peak) {
+                                                       const std::vector<analysis::Workload>& workloads, double peak,
+                                                       double bf16_roof) {
     if (!args.json) std::cout << "\ntraining steps (forward + backward + Adam), median of " << args.steps << " after "
-                              << args.warmup << " warm-up\n" << analysis::training_table_header() << "\n";
-    const analysis::ThroughputOptions options{args.warmup, args.steps, peak, 0};
+                              << args.warmup << " warm-up\n" << analysis::training_table_header(bf16_roof > 0) << "\n";
+    const analysis::ThroughputOptions options{args.warmup, args.steps, peak, bf16_roof, 0};
     std::vector<analysis::TrainingThroughput> results;
     for (const analysis::Workload& workload : workloads) {
         results.push_back(analysis::measure_training(workload, options));
@@ -111,11 +113,17 @@ int run_bench(const BenchArguments& args) {
     const kernels::MatmulPrecisionScope precision(*enum_from_name<kernels::MatmulPrecision>(args.precision));
     const std::vector<analysis::Workload> workloads = chosen_workloads(args);
     const double peak = analysis::fma_peak_gflops();
-    emit(args, {{"kind", "peak"}, {"threads", kernels::num_threads()}, {"fp32_fma_peak_gflops", peak}},
+    // bf16 runs also measure the bf16 matmul roof, the denominator of their bf16 MFU
+    const bool bf16 = kernels::matmul_precision() == kernels::MatmulPrecision::bf16;
+    const double bf16_roof = bf16 ? analysis::bf16_matmul_roof_gflops() : 0;
+    nlohmann::json peak_line{{"kind", "peak"}, {"threads", kernels::num_threads()}, {"fp32_fma_peak_gflops", peak}};
+    if (bf16) peak_line["bf16_matmul_roof_gflops"] = bf16_roof;
+    emit(args, peak_line,
          "threads " + std::to_string(kernels::num_threads()) + ", matmul precision " + args.precision +
-             ", FP32 FMA peak " + std::to_string(peak) + " GFLOP/s");
-    analysis::BenchResults results{args.precision, kernels::num_threads(), peak, {}, {}, {}, {}};
-    if (wants(args, "train")) results.training = run_training(args, workloads, peak);
+             ", FP32 FMA peak " + std::to_string(peak) + " GFLOP/s" +
+             (bf16 ? ", bf16 matmul roof " + std::to_string(bf16_roof) + " GFLOP/s" : ""));
+    analysis::BenchResults results{args.precision, kernels::num_threads(), peak, bf16_roof, {}, {}, {}, {}};
+    if (wants(args, "train")) results.training = run_training(args, workloads, peak, bf16_roof);
     if (wants(args, "decode")) {
         const bool reference = args.config_path.empty();
         results.decoding = run_decoding(args, reference ? analysis::reference_workload("W1") : workloads.front());
