@@ -15,16 +15,39 @@
 
 namespace tf {
 
+namespace {
+
+// The width C of x's last axis, after checking that γ and β are (C) vectors of x's dtype.
+int64_t normalised_width(const char* op, const Tensor& x, const Tensor& gamma, const Tensor& beta) {
+    const int64_t cols = x.dim() ? x.size(-1) : 0;
+    if (gamma.shape() != Shape{cols} || beta.shape() != Shape{cols})
+        throw ShapeError(std::string(op) + ": input " + to_string(x.shape()) + " needs gamma and beta of shape (" +
+                         std::to_string(cols) + "), got " + to_string(gamma.shape()) + " and " + to_string(beta.shape()));
+    if (gamma.dtype() != x.dtype() || beta.dtype() != x.dtype())
+        throw ValueError(std::string(op) + ": gamma, beta and input must share a dtype");
+    return cols;
+}
+
+// Layer norm's backward at input x (its saved row means and rstds): dx, dγ, dβ.
+Grads layer_norm_gradients(const Tensor& x, const Tensor& gamma, const Tensor& row_mean, const Tensor& row_rstd,
+                           const Tensor& dy) {
+    const int64_t cols = gamma.numel(), rows = row_mean.numel();
+    Tensor dx(x.shape(), x.dtype()), dgamma({cols}, x.dtype()), dbeta({cols}, x.dtype());
+    dispatch(x.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        kernels::layer_norm_backward(x.data<T>(), gamma.data<T>(), row_mean.data<T>(), row_rstd.data<T>(), dy.data<T>(),
+                                     dx.data<T>(), dgamma.data<T>(), dbeta.data<T>(), rows, cols);
+    });
+    return {dx, dgamma, dbeta};
+}
+
+}  // namespace
+
 // ── layer_norm ──  over the last axis C:  y = γ ⊙ (x − μ)/√(σ² + ε) + β       x: (…, C)  γ, β: (C)
 // Backward (kernels/layer_norm.h):  dx = rstd·(g − mean(g) − x̂·mean(g ⊙ x̂)),  g = dy ⊙ γ
 //                                   dγ = Σ dy ⊙ x̂,   dβ = Σ dy
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps) {
-    const int64_t cols = x.dim() ? x.size(-1) : 0;
-    if (gamma.shape() != Shape{cols} || beta.shape() != Shape{cols})
-        throw ShapeError("layer_norm: input " + to_string(x.shape()) + " needs gamma and beta of shape (" +
-                         std::to_string(cols) + "), got " + to_string(gamma.shape()) + " and " + to_string(beta.shape()));
-    if (gamma.dtype() != x.dtype() || beta.dtype() != x.dtype())
-        throw ValueError("layer_norm: gamma, beta and input must share a dtype");
+    const int64_t cols = normalised_width("layer_norm", x, gamma, beta);
     const int64_t rows = cols ? x.numel() / cols : 0;
     Tensor y(x.shape(), x.dtype()), row_mean({rows}, x.dtype()), row_rstd({rows}, x.dtype());
     dispatch(x.dtype(), [&](auto zero) {
@@ -32,14 +55,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
         kernels::layer_norm_forward(x.data<T>(), gamma.data<T>(), beta.data<T>(), y.data<T>(), row_mean.data<T>(),
                                     row_rstd.data<T>(), rows, cols, eps);
     });
-    return record("layer_norm", {x, gamma, beta}, y, [x, gamma, row_mean, row_rstd, rows, cols](const Tensor& dy) -> Grads {
-        Tensor dx(x.shape(), x.dtype()), dgamma({cols}, x.dtype()), dbeta({cols}, x.dtype());
-        dispatch(x.dtype(), [&](auto zero) {
-            using T = decltype(zero);
-            kernels::layer_norm_backward(x.data<T>(), gamma.data<T>(), row_mean.data<T>(), row_rstd.data<T>(),
-                                         dy.data<T>(), dx.data<T>(), dgamma.data<T>(), dbeta.data<T>(), rows, cols);
-        });
-        return {dx, dgamma, dbeta};
+    return record("layer_norm", {x, gamma, beta}, y, [x, gamma, row_mean, row_rstd](const Tensor& dy) -> Grads {
+        return layer_norm_gradients(x, gamma, row_mean, row_rstd, dy);
     });
 }
 
@@ -49,12 +66,7 @@ Tensor add_layer_norm(const Tensor& x, const Tensor& r, const Tensor& gamma, con
     if (r.shape() != x.shape() || r.dtype() != x.dtype())
         throw ShapeError("add_layer_norm: x " + to_string(x.shape()) + " " + dtype_name(x.dtype()) + " and r " +
                          to_string(r.shape()) + " " + dtype_name(r.dtype()) + " must match");
-    const int64_t cols = x.dim() ? x.size(-1) : 0;
-    if (gamma.shape() != Shape{cols} || beta.shape() != Shape{cols})
-        throw ShapeError("add_layer_norm: input " + to_string(x.shape()) + " needs gamma and beta of shape (" +
-                         std::to_string(cols) + "), got " + to_string(gamma.shape()) + " and " + to_string(beta.shape()));
-    if (gamma.dtype() != x.dtype() || beta.dtype() != x.dtype())
-        throw ValueError("add_layer_norm: gamma, beta and input must share a dtype");
+    const int64_t cols = normalised_width("add_layer_norm", x, gamma, beta);
     const int64_t rows = cols ? x.numel() / cols : 0;
     Tensor s(x.shape(), x.dtype()), y(x.shape(), x.dtype()), row_mean({rows}, x.dtype()), row_rstd({rows}, x.dtype());
     dispatch(x.dtype(), [&](auto zero) {
@@ -62,14 +74,9 @@ Tensor add_layer_norm(const Tensor& x, const Tensor& r, const Tensor& gamma, con
         kernels::add_layer_norm_forward(x.data<T>(), r.data<T>(), gamma.data<T>(), beta.data<T>(), s.data<T>(), y.data<T>(),
                                         row_mean.data<T>(), row_rstd.data<T>(), rows, cols, eps);
     });
-    return record("add_layer_norm", {x, r, gamma, beta}, y, [s, gamma, row_mean, row_rstd, rows, cols](const Tensor& dy) -> Grads {
-        Tensor ds(s.shape(), s.dtype()), dgamma({cols}, s.dtype()), dbeta({cols}, s.dtype());
-        dispatch(s.dtype(), [&](auto zero) {
-            using T = decltype(zero);
-            kernels::layer_norm_backward(s.data<T>(), gamma.data<T>(), row_mean.data<T>(), row_rstd.data<T>(), dy.data<T>(),
-                                         ds.data<T>(), dgamma.data<T>(), dbeta.data<T>(), rows, cols);
-        });
-        return {ds, ds, dgamma, dbeta};
+    return record("add_layer_norm", {x, r, gamma, beta}, y, [s, gamma, row_mean, row_rstd](const Tensor& dy) -> Grads {
+        const Grads at_sum = layer_norm_gradients(s, gamma, row_mean, row_rstd, dy);   // ds, dγ, dβ
+        return {at_sum[0], at_sum[0], at_sum[1], at_sum[2]};
     });
 }
 
