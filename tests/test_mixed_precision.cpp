@@ -90,6 +90,35 @@ TEST_CASE("bfloat16: a round trip keeps 8 significant bits (relative error at mo
     CHECK(worst_relative > std::ldexp(1.0, -10));   // and it does round: 10,000 values hit near-worst cases
 }
 
+TEST_CASE("round_to_bfloat16 (the CPU's conversion where it has one) equals to_bfloat16, denormals aside", "[unit][precision]") {
+    // Ties, signs, infinities, NaN, the largest floats, and random values; every length from 0 to
+    // 40 so the 16-wide vector loop and its masked tail both run; a denormal gives the portable
+    // rounding or, with AVX512-BF16, a zero of its sign.
+    std::vector<float> values{1.0f, -2.5f, 1.00390625f, 1.01171875f, 0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::max(),
+                              -std::numeric_limits<float>::max(), 3.0e38f, 1.1754944e-38f};
+    for (float v : random_floats(1000, 9)) values.push_back(v * 1e3f);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    values.push_back(nan);
+    for (std::size_t n = 0; n <= 40; ++n) {
+        std::vector<tf::kernels::bfloat16_bits> fast(n), portable(n);
+        tf::kernels::round_to_bfloat16(values.data() + 1, fast.data(), static_cast<int64_t>(n));
+        tf::kernels::round_to_bfloat16_portable(values.data() + 1, portable.data(), static_cast<int64_t>(n));
+        CHECK(fast == portable);
+    }
+    std::vector<tf::kernels::bfloat16_bits> all(values.size());
+    tf::kernels::round_to_bfloat16(values.data(), all.data(), static_cast<int64_t>(values.size()));
+    for (std::size_t i = 0; i + 1 < values.size(); ++i) CHECK(all[i] == to_bfloat16(values[i]));
+    CHECK(std::isnan(from_bfloat16(all.back())));
+    const float denormals[2] = {1.0e-39f, -3.0e-40f};
+    tf::kernels::bfloat16_bits rounded[2];
+    tf::kernels::round_to_bfloat16(denormals, rounded, 2);
+    for (int i = 0; i < 2; ++i) {
+        const bool flushed = rounded[i] == (denormals[i] < 0 ? 0x8000 : 0x0000);
+        CHECK((rounded[i] == to_bfloat16(denormals[i]) || (tf::kernels::rounds_with_avx512_bf16() && flushed)));
+    }
+}
+
 TEST_CASE("gemm in bf16 equals the reference loop on operands rounded to bf16", "[unit][precision]") {
     if (!cpu_has_bf16()) {   // this CPU refuses bf16, naming the instructions it lacks
         CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);

@@ -23,10 +23,16 @@ inline bfloat16_bits to_bfloat16(float x) {
 // Exact: every bfloat16 is an f32.
 inline float from_bfloat16(bfloat16_bits b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 
-// to_bfloat16 over n values (a plain loop the compiler vectorises: no branch).
-inline void round_to_bfloat16(const float* x, bfloat16_bits* out, int64_t n) {
+// to_bfloat16 over n values (a plain loop the compiler vectorises: no branch): the readable path.
+inline void round_to_bfloat16_portable(const float* x, bfloat16_bits* out, int64_t n) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) out[i] = to_bfloat16(x[i]);
 }
+
+// The same rounding, by AVX512-BF16's vcvtneps2bf16 (16 values an instruction) where the CPU has
+// it, whatever the build targets; else the portable loop. One difference: that instruction
+// treats a denormal input (|x| < 2⁻¹²⁶) as zero and gives ±0, where to_bfloat16 rounds it.
+void round_to_bfloat16(const float* x, bfloat16_bits* out, int64_t n);
+bool rounds_with_avx512_bf16();   // whether round_to_bfloat16 uses the instruction here
 
 }  // namespace tf::kernels

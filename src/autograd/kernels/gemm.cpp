@@ -352,22 +352,17 @@ StoredOperand stored_b(const GemmShape& s) {
     return {s.batch_stride_b == 0 ? 1 : s.batch, s.batch_stride_b, s.trans_b ? s.N : s.K, s.trans_b ? s.K : s.N, row_stride_b(s)};
 }
 
-// The operand's values through `round` (to bf16, or back to f32) into this thread's buffer `slot`
-// (0 for A, 1 for B), packed: rows back to back, matrices back to back (a strided operand leaves
-// its gaps behind).
-template <class Out, class In, class Round>
-const Out* packed_rounded(const In* X, const StoredOperand& x, int slot, Round round) {
+// The operand's rows, each through `convert_row(row, out, cols)` (rounding to bf16, or back to
+// f32), into this thread's buffer `slot` (0 for A, 1 for B), packed: rows back to back, matrices
+// back to back (a strided operand leaves its gaps behind).
+template <class Out, class In, class ConvertRow>
+const Out* packed_rows(const In* X, const StoredOperand& x, int slot, ConvertRow convert_row) {
     thread_local std::vector<Out> buffers[2];
     std::vector<Out>& buffer = buffers[slot];
     if (static_cast<int64_t>(buffer.size()) < x.packed_size()) buffer.resize(x.packed_size());
     Out* out = buffer.data();
     for (int64_t m = 0; m < x.matrices; ++m)
-        for (int64_t r = 0; r < x.rows; ++r) {
-            const In* row = X + m * x.batch_stride + r * x.row_stride;
-#pragma omp simd
-            for (int64_t c = 0; c < x.cols; ++c) out[c] = round(row[c]);
-            out += x.cols;
-        }
+        for (int64_t r = 0; r < x.rows; ++r, out += x.cols) convert_row(X + m * x.batch_stride + r * x.row_stride, out, x.cols);
     return buffer.data();
 }
 
@@ -379,15 +374,26 @@ GemmShape with_packed_operands(GemmShape s) {
     return s;
 }
 
-// The operand rounded to bf16, packed.
+// The operand rounded to bf16, packed (round_to_bfloat16: the CPU's own conversion where it has one).
 const bfloat16_bits* rounded_operand(const float* X, const StoredOperand& x, int slot) {
-    return packed_rounded<bfloat16_bits>(X, x, slot, [](float v) { return to_bfloat16(v); });
+    return packed_rows<bfloat16_bits>(X, x, slot, round_to_bfloat16);
 }
 
 // The same rounding widened back to f32, for the row loop: a product of two bf16 values is exact
 // in f32, so the loop then computes what a bf16 matmul does (bf16 products, f32 sums).
 const float* rounded_operand_as_f32(const float* X, const StoredOperand& x, int slot) {
-    return packed_rounded<float>(X, x, slot, [](float v) { return from_bfloat16(to_bfloat16(v)); });
+    return packed_rows<float>(X, x, slot, [](const float* row, float* out, int64_t n) {
+#pragma omp simd
+        for (int64_t c = 0; c < n; ++c) out[c] = from_bfloat16(to_bfloat16(row[c]));
+    });
+}
+
+// An operand already in bf16, widened to f32 and packed, for the row loop.
+const float* widened_operand(const bfloat16_bits* X, const StoredOperand& x, int slot) {
+    return packed_rows<float>(X, x, slot, [](const bfloat16_bits* row, float* out, int64_t n) {
+#pragma omp simd
+        for (int64_t c = 0; c < n; ++c) out[c] = from_bfloat16(row[c]);
+    });
 }
 
 // C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first (packed) and the primitive
@@ -516,9 +522,8 @@ void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmSh
     constexpr int64_t kWorthSharing = 1 << 21;
     const int64_t product = s.batch * s.M * s.N * s.K;
     if (product < kTooSmallToShare) {
-        const auto widen = [](bfloat16_bits b) { return from_bfloat16(b); };
-        row_loop(packed_rounded<float>(A, stored_a(s), 0, widen), packed_rounded<float>(B, stored_b(s), 1, widen), C,
-                 with_packed_operands(s), RowThreads::this_thread_only);
+        row_loop(widened_operand(A, stored_a(s), 0), widened_operand(B, stored_b(s), 1), C, with_packed_operands(s),
+                 RowThreads::this_thread_only);
         return;
     }
     if (product < kWorthSharing && omp_get_max_threads() > 1 && !omp_in_parallel()) {
