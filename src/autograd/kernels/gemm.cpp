@@ -396,20 +396,6 @@ const float* widened_operand(const bfloat16_bits* X, const StoredOperand& x, int
     });
 }
 
-// C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first (packed) and the primitive
-// multiplies bf16 and sums in f32.
-void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s, MatmulPrecision precision,
-                   const GemmEpilogue& epilogue = {}) {
-    check_shape(s);
-    if (handle_empty(C, s)) return;
-    if (precision == MatmulPrecision::fp32) {
-        execute_matmul(A, B, C, s, precision, epilogue);
-        return;
-    }
-    execute_matmul(rounded_operand(A, stored_a(s), 0), rounded_operand(B, stored_b(s), 1), C, with_packed_operands(s),
-                   precision, epilogue);
-}
-
 // C_i ← act(C_i + bias) row by row: the epilogue for the products that do not run in oneDNN.
 void apply_epilogue(float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
     for (int64_t i = 0; i < s.M; ++i) {
@@ -421,6 +407,40 @@ void apply_epilogue(float* C, const GemmShape& s, const GemmEpilogue& epilogue) 
 #pragma omp simd
             for (int64_t j = 0; j < s.N; ++j) c_i[j] = c_i[j] > 0 ? c_i[j] : 0.0f;
     }
+}
+
+// Whether a stored matrix is a vector whose values lie apart: its unit-stride dimension has length
+// 1 and its other dimension a stride other than 1 (a row of Aᵀ read in place from wider rows, say).
+// oneDNN matmul needs a unit stride along a real dimension; 3.7 took such a layout and computed
+// the wrong product (2.6 got it right), so these products, vectors and cheap, run as the row loop.
+bool strided_vector(int64_t rows, int64_t cols, bool transposed, int64_t row_stride) {
+    const int64_t unit_stride_length = transposed ? rows : cols, other_length = transposed ? cols : rows;
+    return unit_stride_length == 1 && other_length > 1 && row_stride != 1;
+}
+bool has_strided_vector(const GemmShape& s) {
+    return strided_vector(s.M, s.K, s.trans_a, row_stride_a(s)) || strided_vector(s.K, s.N, s.trans_b, row_stride_b(s)) ||
+           strided_vector(s.M, s.N, false, row_stride_c(s));
+}
+
+// C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first (packed) and the primitive
+// multiplies bf16 and sums in f32.
+void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s, MatmulPrecision precision,
+                   const GemmEpilogue& epilogue = {}) {
+    check_shape(s);
+    if (handle_empty(C, s)) return;
+    if (has_strided_vector(s)) {
+        if (precision == MatmulPrecision::fp32) row_loop(A, B, C, s, RowThreads::this_thread_only);
+        else row_loop(rounded_operand_as_f32(A, stored_a(s), 0), rounded_operand_as_f32(B, stored_b(s), 1), C,
+                      with_packed_operands(s), RowThreads::this_thread_only);
+        apply_epilogue(C, s, epilogue);
+        return;
+    }
+    if (precision == MatmulPrecision::fp32) {
+        execute_matmul(A, B, C, s, precision, epilogue);
+        return;
+    }
+    execute_matmul(rounded_operand(A, stored_a(s), 0), rounded_operand(B, stored_b(s), 1), C, with_packed_operands(s),
+                   precision, epilogue);
 }
 
 }  // namespace
@@ -521,7 +541,7 @@ void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmSh
     constexpr int64_t kTooSmallToShare = 1 << 17;  // as for f32 operands
     constexpr int64_t kWorthSharing = 1 << 21;
     const int64_t product = s.batch * s.M * s.N * s.K;
-    if (product < kTooSmallToShare) {
+    if (product < kTooSmallToShare || has_strided_vector(s)) {
         row_loop(widened_operand(A, stored_a(s), 0), widened_operand(B, stored_b(s), 1), C, with_packed_operands(s),
                  RowThreads::this_thread_only);
         return;
