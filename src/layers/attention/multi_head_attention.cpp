@@ -1,8 +1,8 @@
 // Multi-head attention: four projections around the chosen kernel. The fast path reads the heads in
-// place from the projections' rows; the readable path splits them by one reshape and one permute
-// copy each. The softmax kernel needs no K/V repetition for grouped queries; the fused
-// kernels read one K/V head per query head, so theirs are repeated (index_select, summed back in
-// the backward).
+// place from the projections' rows, grouped K/V heads included; the readable path splits them by
+// one reshape and one permute copy each. There, the softmax kernel needs no K/V repetition for
+// grouped queries; the tiled and linear kernels read one K/V head per query head, so theirs are
+// repeated (index_select, summed back in the backward).
 #include "layers/attention/multi_head_attention.h"
 
 #include <cmath>
