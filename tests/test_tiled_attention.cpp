@@ -219,6 +219,22 @@ TEST_CASE("tiled cross-attention reads K and V in place from one projection: com
     CHECK(difference < 1e-5);
 }
 
+TEST_CASE("tiled attention's products batched over runs of batch items: uneven runs, each item its own padding", "[unit]") {
+    // Work this small runs on one thread, which takes two runs: five items make runs of 3 and 2. One
+    // head, one tile: every product of a run is one GEMM over its items, each item with its own mask.
+    const int64_t B = 5, T = 7, D = 4;
+    Rng rng(41);
+    const Tensor qkv = Tensor::uniform({B, T, 3 * D}, -1.5, 1.5, rng);
+    const TiledAttentionOptions options{.causal = true, .key_padding_mask = padding_mask(T, {0, 1, 2, 3, 6})};
+    const double difference = fused_against_composed(
+        {qkv}, [&](const auto& in) { return tiled_self_attention(in[0], {.heads = 1, .kv_heads = 1}, options); },
+        [&](const auto& in) {
+            return merged(composed_attention(heads_from_rows(in[0], 0, 1, D), heads_from_rows(in[0], 1, 1, D),
+                                             heads_from_rows(in[0], 2, 1, D), options));
+        });
+    CHECK(difference < 1e-5);
+}
+
 TEST_CASE("tiled attention's backward shares key tiles between threads when there are fewer heads than threads", "[unit]") {
     // One key/value head (B = 1, two query heads grouped on it) and 2 or 3 threads: the key tiles
     // are shared out, each thread summing dQ in its own buffer. Against one thread, which walks

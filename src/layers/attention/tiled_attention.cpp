@@ -86,22 +86,34 @@ struct Backward {
     HeadLayout<Real*> dK, dV;        // (B, H_kv, S, D) heads
 };
 
-// One (query tile, key tile) block of one (batch, query head).
+// One (query tile, key tile) block of one query head, for a run of batch items at once: every
+// product of the block is one GEMM batched over those items (a call per item and head made
+// thousands of calls a step at T = 64, each too small to be worth its overhead).
 struct Tile {
-    int64_t b, h;       // the query head; its keys and values are head h / group
+    int64_t b0, items;  // batch items [b0, b0 + items)
+    int64_t h;          // the query head; its keys and values are head h / group
     int64_t i0, rows;   // query rows [i0, i0 + rows)
     int64_t j0, cols;   // key rows [j0, j0 + cols)
 };
 
-// Per-thread buffers of one tile: O(query_tile · key_tile), independent of T and S.
+// How many batch items a tile spans: enough tasks for every thread (two each, for balance) of the
+// `per_item` tasks each item has, and within that as many items as possible.
+int64_t items_per_tile(int64_t batch, int64_t per_item, int threads) {
+    const int64_t tasks_wanted = 2 * static_cast<int64_t>(threads);
+    const int64_t runs = std::clamp<int64_t>((tasks_wanted + per_item - 1) / per_item, 1, batch);
+    return (batch + runs - 1) / runs;
+}
+
+// Per-thread buffers of one tile: O(items · query_tile · key_tile), independent of T and S.
 template <class Real>
 struct Scratch {
-    std::vector<Real> S, dP;     // (query_tile, key_tile): scores, then weights P / dS in place
-    std::vector<Real> m, ell;    // (query_tile): running max and running sum of the online softmax
+    int64_t rows, cols;          // the largest tile: min(query_tile, T) × min(key_tile, S)
+    std::vector<Real> S, dP;     // (items, rows, cols): scores, then weights P / dS in place
+    std::vector<Real> m, ell;    // (items, rows): running max and running sum of the online softmax
     std::vector<kernels::bfloat16_bits> P16, dS16;   // P and dS rounded as they are made (bf16 only)
-    explicit Scratch(const Problem<Real>& p)
-        : S(p.query_tile * p.key_tile), dP(p.query_tile * p.key_tile), m(p.query_tile), ell(p.query_tile),
-          P16(p.bf16 ? p.query_tile * p.key_tile : 0), dS16(p.bf16 ? p.query_tile * p.key_tile : 0) {}
+    Scratch(const Problem<Real>& p, int64_t items)
+        : rows(std::min(p.query_tile, p.T)), cols(std::min(p.key_tile, p.S)), S(items * rows * cols), dP(S.size()),
+          m(items * rows), ell(items * rows), P16(p.bf16 ? S.size() : 0), dS16(p.bf16 ? S.size() : 0) {}
 };
 
 template <class Real>
@@ -140,22 +152,26 @@ int64_t key_end(const Problem<Real>& p, int64_t i0, int64_t rows) {
 
 // S_ij = q_i·k_j / τ, or −∞ where query i may not see key j (a future key, padding, or the pattern)
 template <class Real>
-void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (rows, cols)
-    gemm_tile(p, rows_of(p.Q, t.b, t.h, t.i0), rows_of(p.K, t.b, t.h / p.group, t.j0), S,   // (rows, D)·(cols, D)ᵀ
-              {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .lda = p.Q.real.row_stride, .ldb = p.K.real.row_stride});
-    const uint8_t* padding = p.key_is_padding + t.b * p.S + t.j0;   // (cols)
+void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (items, rows, cols)
+    gemm_tile(p, rows_of(p.Q, t.b0, t.h, t.i0), rows_of(p.K, t.b0, t.h / p.group, t.j0), S,   // (rows, D)·(cols, D)ᵀ per item
+              {.batch = t.items, .M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .batch_stride_a = p.Q.real.batch_stride,
+               .batch_stride_b = p.K.real.batch_stride, .batch_stride_c = t.rows * t.cols, .lda = p.Q.real.row_stride,
+               .ldb = p.K.real.row_stride});
     const Real inv_tau = p.inv_tau;
-    for (int64_t r = 0; r < t.rows; ++r) {
-        // tile columns c < visible are keys j ≤ i + S − T (all of them without causal masking)
-        const int64_t visible = p.causal ? std::clamp<int64_t>(t.i0 + r + p.S - p.T - t.j0 + 1, 0, t.cols) : t.cols;
-        Real* S_r = S + r * t.cols;
+    for (int64_t n = 0; n < t.items; ++n) {
+        const uint8_t* padding = p.key_is_padding + (t.b0 + n) * p.S + t.j0;   // (cols)
+        for (int64_t r = 0; r < t.rows; ++r) {
+            // tile columns c < visible are keys j ≤ i + S − T (all of them without causal masking)
+            const int64_t visible = p.causal ? std::clamp<int64_t>(t.i0 + r + p.S - p.T - t.j0 + 1, 0, t.cols) : t.cols;
+            Real* S_r = S + (n * t.rows + r) * t.cols;
 #pragma omp simd   // `|`, not `||`: no branch, so the loop vectorises
-        for (int64_t c = 0; c < t.cols; ++c)
-            S_r[c] = ((c >= visible) | (padding[c] != 0)) ? minus_infinity<Real> : S_r[c] * inv_tau;
-        if (!p.pattern_hides) continue;
-        const uint8_t* hidden = p.pattern_hides + (t.i0 + r) * p.S + t.j0;   // (cols)
-        for (int64_t c = 0; c < t.cols; ++c)
-            if (hidden[c]) S_r[c] = minus_infinity<Real>;
+            for (int64_t c = 0; c < t.cols; ++c)
+                S_r[c] = ((c >= visible) | (padding[c] != 0)) ? minus_infinity<Real> : S_r[c] * inv_tau;
+            if (!p.pattern_hides) continue;
+            const uint8_t* hidden = p.pattern_hides + (t.i0 + r) * p.S + t.j0;   // (cols)
+            for (int64_t c = 0; c < t.cols; ++c)
+                if (hidden[c]) S_r[c] = minus_infinity<Real>;
+        }
     }
 }
 
@@ -168,178 +184,201 @@ Real row_max(const Real* x, int64_t n) {
     return largest;
 }
 
-// The online-softmax update for one key tile, row by row (S becomes P in place):
+// The online-softmax update for one key tile, row by row of every item (S becomes P in place):
 //   m_new = max(m, max_j S_ij),   α = exp(m − m_new),   P_ij = exp(S_ij − m_new)
 //   ℓ ← α·ℓ + Σ_j P_ij,           O_i ← α·O_i          (the caller then adds P·V_j)
 // A row with nothing visible yet keeps m = −∞, ℓ = 0, P = 0 (exp(−∞ − (−∞)) would be NaN).
 template <class Real>
 void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m, Real* ell, const HeadLayout<Real*>& O) {
-    for (int64_t r = 0; r < t.rows; ++r) {
-        Real* S_r = S + r * t.cols;
-        const Real m_new = std::max(m[r], row_max(S_r, t.cols));
-        if (m_new == minus_infinity<Real>) {
-            std::fill_n(S_r, t.cols, Real(0));
-            continue;
-        }
-        const Real alpha = std::exp(m[r] - m_new);   // 0 when m was −∞
-        Real row_sum = 0;
+    for (int64_t n = 0; n < t.items; ++n)
+        for (int64_t r = 0; r < t.rows; ++r) {
+            const int64_t row = n * t.rows + r;
+            Real* S_r = S + row * t.cols;
+            const Real m_new = std::max(m[row], row_max(S_r, t.cols));
+            if (m_new == minus_infinity<Real>) {
+                std::fill_n(S_r, t.cols, Real(0));
+                continue;
+            }
+            const Real alpha = std::exp(m[row] - m_new);   // 0 when m was −∞
+            Real row_sum = 0;
 #pragma omp simd reduction(+ : row_sum)
-        for (int64_t c = 0; c < t.cols; ++c) {
-            S_r[c] = kernels::vector_exp(S_r[c] - m_new);
-            row_sum += S_r[c];
+            for (int64_t c = 0; c < t.cols; ++c) {
+                S_r[c] = kernels::vector_exp(S_r[c] - m_new);
+                row_sum += S_r[c];
+            }
+            ell[row] = alpha * ell[row] + row_sum;
+            m[row] = m_new;
+            Real* O_r = O.row(t.b0 + n, t.h, t.i0 + r);
+            for (int64_t d = 0; d < p.D; ++d) O_r[d] *= alpha;
         }
-        ell[r] = alpha * ell[r] + row_sum;
-        m[r] = m_new;
-        Real* O_r = O.row(t.b, t.h, t.i0 + r);
-        for (int64_t d = 0; d < p.D; ++d) O_r[d] *= alpha;
-    }
 }
 
-// Forward of one query tile over all the key tiles it can see:
-//   after the last tile  O_i ← O_i / ℓ_i   and   L_i = m_i + log ℓ_i  (the row's logsumexp).
+// Forward of one query tile of head h, for `items` batch items from b0, over all the key tiles it
+// can see:  after the last tile  O_i ← O_i / ℓ_i  and  L_i = m_i + log ℓ_i  (the row's logsumexp).
 // A fully masked row (ℓ = 0) outputs 0 and saves L = −∞.
 template <class Real>
-void forward_query_tile(const Problem<Real>& p, int64_t bh, int64_t i0, const HeadLayout<Real*>& O, Real* L, Scratch<Real>& scratch) {
-    const int64_t b = bh / p.H, h = bh % p.H;
+void forward_query_tile(const Problem<Real>& p, int64_t b0, int64_t items, int64_t h, int64_t i0, const HeadLayout<Real*>& O,
+                        Real* L, Scratch<Real>& scratch) {
     const int64_t rows = std::min(p.query_tile, p.T - i0);
-    Real* O_i = O.row(b, h, i0);   // (rows, D), rows O.row_stride apart
-    for (int64_t r = 0; r < rows; ++r) std::fill_n(O_i + r * O.row_stride, p.D, Real(0));
-    std::fill_n(scratch.m.begin(), rows, minus_infinity<Real>);
-    std::fill_n(scratch.ell.begin(), rows, Real(0));
+    for (int64_t n = 0; n < items; ++n)
+        for (int64_t r = 0; r < rows; ++r) std::fill_n(O.row(b0 + n, h, i0 + r), p.D, Real(0));
+    std::fill_n(scratch.m.begin(), items * rows, minus_infinity<Real>);
+    std::fill_n(scratch.ell.begin(), items * rows, Real(0));
     const int64_t keys = key_end(p, i0, rows);
     for (int64_t j0 = 0; j0 < keys; j0 += p.key_tile) {
-        const Tile t{b, h, i0, rows, j0, std::min(p.key_tile, keys - j0)};
+        const Tile t{b0, items, h, i0, rows, j0, std::min(p.key_tile, keys - j0)};
         score_tile(p, t, scratch.S.data());
         online_softmax_step(p, t, scratch.S.data(), scratch.m.data(), scratch.ell.data(), O);
-        round_tile(p, scratch.S.data(), scratch.P16.data(), rows * t.cols);
-        // O_i += P·V_j        P: (rows, cols)   V_j: (cols, D)   O_i: (rows, D)
-        gemm_tile(p, {scratch.S.data(), scratch.P16.data()}, rows_of(p.V, b, h / p.group, j0), O_i,
-                  {.M = rows, .N = p.D, .K = t.cols, .accumulate = true, .ldb = p.V.real.row_stride, .ldc = O.row_stride});
+        round_tile(p, scratch.S.data(), scratch.P16.data(), items * rows * t.cols);
+        // O_i += P·V_j        P: (rows, cols)   V_j: (cols, D)   O_i: (rows, D), for every item
+        gemm_tile(p, {scratch.S.data(), scratch.P16.data()}, rows_of(p.V, b0, h / p.group, j0), O.row(b0, h, i0),
+                  {.batch = items, .M = rows, .N = p.D, .K = t.cols, .batch_stride_a = rows * t.cols,
+                   .batch_stride_b = p.V.real.batch_stride, .batch_stride_c = O.batch_stride, .accumulate = true,
+                   .ldb = p.V.real.row_stride, .ldc = O.row_stride});
     }
-    for (int64_t r = 0; r < rows; ++r) {
-        const Real ell = scratch.ell[r];
-        const Real inverse = ell > 0 ? Real(1) / ell : Real(0);
-        Real* O_r = O_i + r * O.row_stride;
-        for (int64_t d = 0; d < p.D; ++d) O_r[d] *= inverse;
-        L[bh * p.T + i0 + r] = ell > 0 ? scratch.m[r] + std::log(ell) : minus_infinity<Real>;
-    }
+    for (int64_t n = 0; n < items; ++n)
+        for (int64_t r = 0; r < rows; ++r) {
+            const Real ell = scratch.ell[n * rows + r];
+            const Real inverse = ell > 0 ? Real(1) / ell : Real(0);
+            Real* O_r = O.row(b0 + n, h, i0 + r);
+            for (int64_t d = 0; d < p.D; ++d) O_r[d] *= inverse;
+            L[((b0 + n) * p.H + h) * p.T + i0 + r] = ell > 0 ? scratch.m[n * rows + r] + std::log(ell) : minus_infinity<Real>;
+        }
 }
 
-// Work is split over (batch·head, query tile): each writes its own rows of O and L.
+// Work is split over (run of batch items, head, query tile): each writes its own rows of O and L.
 template <class Real>
-void forward(const Problem<Real>& p, int64_t batch_heads, const HeadLayout<Real*>& O, Real* L) {
+void forward(const Problem<Real>& p, int64_t batch, const HeadLayout<Real*>& O, Real* L) {
     const int64_t query_tiles = ceil_div(p.T, p.query_tile);
-    const bool worth_threads = !p.reference && batch_heads * p.T * p.S * p.D > kernels::kParallelMultiplyAdds;
-#pragma omp parallel if (worth_threads)
+    const bool worth_threads = !p.reference && batch * p.H * p.T * p.S * p.D > kernels::kParallelMultiplyAdds;
+    const int threads = worth_threads ? kernels::num_threads() : 1;
+    const int64_t items = items_per_tile(batch, p.H * query_tiles, threads), runs = ceil_div(batch, items);
+#pragma omp parallel num_threads(threads) if (worth_threads)
     {
-        Scratch<Real> scratch(p);
-#pragma omp for collapse(2) schedule(dynamic)
-        for (int64_t bh = 0; bh < batch_heads; ++bh)
-            for (int64_t tile = 0; tile < query_tiles; ++tile)
-                forward_query_tile(p, bh, tile * p.query_tile, O, L, scratch);
+        Scratch<Real> scratch(p, items);
+#pragma omp for collapse(3) schedule(dynamic)
+        for (int64_t run = 0; run < runs; ++run)
+            for (int64_t h = 0; h < p.H; ++h)
+                for (int64_t tile = 0; tile < query_tiles; ++tile) {
+                    const int64_t b0 = run * items;
+                    forward_query_tile(p, b0, std::min(items, batch - b0), h, tile * p.query_tile, O, L, scratch);
+                }
     }
 }
 
-// Backward of one (query tile, key tile). In the forward this tile contributed O_i += P·V_j with
-// P = softmax weights; so now, with Δ_i = Σ_d dO_id·O_id (precomputed per row):
+// Backward of one (query tile, key tile) for a run of items. In the forward this tile contributed
+// O_i += P·V_j with P = softmax weights; so now, with Δ_i = Σ_d dO_id·O_id (precomputed per row):
 //   P_ij = exp(S_ij − L_i)             the forward's weights, rebuilt from the saved logsumexp
 //   dV_j += Pᵀ·dO_i,   dP = dO_i·V_jᵀ,   dS = P ⊙ (dP − Δ_i) / τ   (softmax backward, and S = QKᵀ/τ)
 //   dQ_i += dS·K_j,    dK_j += dSᵀ·Q_i
+// delta holds Δ for the run's items, T rows each.
 template <class Real>
 void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& t, const Real* delta, Scratch<Real>& scratch) {
-    Real* P = scratch.S.data();     // (rows, cols)
-    Real* dP = scratch.dP.data();   // (rows, cols), becomes dS
+    Real* P = scratch.S.data();     // (items, rows, cols)
+    Real* dP = scratch.dP.data();   // (items, rows, cols), becomes dS
+    const int64_t block = t.rows * t.cols;
     score_tile(p, t, P);
-    // P_ij = exp(S_ij − L_i)
-    const Real* L_i = g.L + (t.b * p.H + t.h) * p.T + t.i0;
-    for (int64_t r = 0; r < t.rows; ++r) {
-        Real* P_r = P + r * t.cols;
-        const Real L_r = L_i[r];
-        if (L_r == minus_infinity<Real>) {   // a fully masked row has no weights
-            std::fill_n(P_r, t.cols, Real(0));
-            continue;
+    for (int64_t n = 0; n < t.items; ++n) {   // P_ij = exp(S_ij − L_i)
+        const Real* L_i = g.L + ((t.b0 + n) * p.H + t.h) * p.T + t.i0;
+        for (int64_t r = 0; r < t.rows; ++r) {
+            Real* P_r = P + n * block + r * t.cols;
+            const Real L_r = L_i[r];
+            if (L_r == minus_infinity<Real>) {   // a fully masked row has no weights
+                std::fill_n(P_r, t.cols, Real(0));
+                continue;
+            }
+#pragma omp simd
+            for (int64_t c = 0; c < t.cols; ++c) P_r[c] = kernels::vector_exp(P_r[c] - L_r);
         }
-#pragma omp simd
-        for (int64_t c = 0; c < t.cols; ++c) P_r[c] = kernels::vector_exp(P_r[c] - L_r);
     }
-    round_tile(p, P, scratch.P16.data(), t.rows * t.cols);
+    round_tile(p, P, scratch.P16.data(), t.items * block);
     const int64_t kv_head = t.h / p.group;
-    const TileRows<Real> dO_i = rows_of(g.dO, t.b, t.h, t.i0);   // (rows, D)
-    const TileRows<Real> Q_i = rows_of(p.Q, t.b, t.h, t.i0);     // (rows, D)
-    const TileRows<Real> K_j = rows_of(p.K, t.b, kv_head, t.j0); // (cols, D)
-    const TileRows<Real> V_j = rows_of(p.V, t.b, kv_head, t.j0); // (cols, D)
+    const TileRows<Real> dO_i = rows_of(g.dO, t.b0, t.h, t.i0);   // (rows, D) per item
+    const TileRows<Real> Q_i = rows_of(p.Q, t.b0, t.h, t.i0);     // (rows, D)
+    const TileRows<Real> K_j = rows_of(p.K, t.b0, kv_head, t.j0); // (cols, D)
+    const TileRows<Real> V_j = rows_of(p.V, t.b0, kv_head, t.j0); // (cols, D)
     const int64_t ldq = p.Q.real.row_stride, ldk = p.K.real.row_stride, ldv = p.V.real.row_stride, ldo = g.dO.real.row_stride;
+    const int64_t bq = p.Q.real.batch_stride, bk = p.K.real.batch_stride, bv = p.V.real.batch_stride, bo = g.dO.real.batch_stride;
     // dV_j += Pᵀ·dO_i          (cols, D)
-    gemm_tile(p, {P, scratch.P16.data()}, dO_i, g.dV.row(t.b, kv_head, t.j0),
-              {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true, .ldb = ldo, .ldc = g.dV.row_stride});
+    gemm_tile(p, {P, scratch.P16.data()}, dO_i, g.dV.row(t.b0, kv_head, t.j0),
+              {.batch = t.items, .M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .batch_stride_a = block, .batch_stride_b = bo,
+               .batch_stride_c = g.dV.batch_stride, .accumulate = true, .ldb = ldo, .ldc = g.dV.row_stride});
     // dP = dO_i·V_jᵀ           (rows, cols)
-    gemm_tile(p, dO_i, V_j, dP, {.M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .lda = ldo, .ldb = ldv});
+    gemm_tile(p, dO_i, V_j, dP, {.batch = t.items, .M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .batch_stride_a = bo,
+                                 .batch_stride_b = bv, .batch_stride_c = block, .lda = ldo, .ldb = ldv});
     // dS = P ⊙ (dP − Δ_i) / τ   (rows, cols), in dP's buffer
-    for (int64_t r = 0; r < t.rows; ++r)
+    for (int64_t n = 0; n < t.items; ++n)
+        for (int64_t r = 0; r < t.rows; ++r) {
+            const Real delta_r = delta[n * p.T + t.i0 + r];
+            const int64_t first = n * block + r * t.cols;
 #pragma omp simd
-        for (int64_t c = r * t.cols; c < (r + 1) * t.cols; ++c) dP[c] = P[c] * (dP[c] - delta[r]) * p.inv_tau;
-    round_tile(p, dP, scratch.dS16.data(), t.rows * t.cols);
+            for (int64_t c = first; c < first + t.cols; ++c) dP[c] = P[c] * (dP[c] - delta_r) * p.inv_tau;
+        }
+    round_tile(p, dP, scratch.dS16.data(), t.items * block);
     const TileRows<Real> dS{dP, scratch.dS16.data()};
     // dQ_i += dS·K_j           (rows, D)
-    gemm_tile(p, dS, K_j, g.dQ.row(t.b, t.h, t.i0),
-              {.M = t.rows, .N = p.D, .K = t.cols, .accumulate = true, .ldb = ldk, .ldc = g.dQ.row_stride});
+    gemm_tile(p, dS, K_j, g.dQ.row(t.b0, t.h, t.i0),
+              {.batch = t.items, .M = t.rows, .N = p.D, .K = t.cols, .batch_stride_a = block, .batch_stride_b = bk,
+               .batch_stride_c = g.dQ.batch_stride, .accumulate = true, .ldb = ldk, .ldc = g.dQ.row_stride});
     // dK_j += dSᵀ·Q_i          (cols, D)
-    gemm_tile(p, dS, Q_i, g.dK.row(t.b, kv_head, t.j0),
-              {.M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .accumulate = true, .ldb = ldq, .ldc = g.dK.row_stride});
+    gemm_tile(p, dS, Q_i, g.dK.row(t.b0, kv_head, t.j0),
+              {.batch = t.items, .M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .batch_stride_a = block, .batch_stride_b = bq,
+               .batch_stride_c = g.dK.batch_stride, .accumulate = true, .ldb = ldq, .ldc = g.dK.row_stride});
 }
 
-// Δ_i = Σ_d dO_id·O_id for the T query rows of one (batch, query head): the softmax backward's
-// row term, from the forward's output instead of the weights.
+// Δ_i = Σ_d dO_id·O_id for the T query rows of query head h, for `items` batch items from b0: the
+// softmax backward's row term, from the forward's output instead of the weights. delta: (items, T).
 template <class Real>
-void row_deltas(const Problem<Real>& p, const Backward<Real>& g, int64_t b, int64_t h, Real* delta) {
-    for (int64_t i = 0; i < p.T; ++i) {
-        const Real* dO_i = g.dO.real.row(b, h, i);
-        const Real* O_i = g.O.row(b, h, i);
-        Real dot = 0;
+void row_deltas(const Problem<Real>& p, const Backward<Real>& g, int64_t b0, int64_t items, int64_t h, Real* delta) {
+    for (int64_t n = 0; n < items; ++n)
+        for (int64_t i = 0; i < p.T; ++i) {
+            const Real* dO_i = g.dO.real.row(b0 + n, h, i);
+            const Real* O_i = g.O.row(b0 + n, h, i);
+            Real dot = 0;
 #pragma omp simd reduction(+ : dot)
-        for (int64_t d = 0; d < p.D; ++d) dot += dO_i[d] * O_i[d];
-        delta[i] = dot;
-    }
+            for (int64_t d = 0; d < p.D; ++d) dot += dO_i[d] * O_i[d];
+            delta[n * p.T + i] = dot;
+        }
 }
 
-// Every query tile of one (batch, query head) against key tile j0, skipping the pairs the causal
-// mask hides entirely.
+// Every query tile of query head h, for a run of items, against key tile j0, skipping the pairs
+// the causal mask hides entirely.
 template <class Real>
-void backward_key_tile(const Problem<Real>& p, const Backward<Real>& g, int64_t b, int64_t h, int64_t j0, const Real* delta,
-                       Scratch<Real>& scratch) {
+void backward_key_tile(const Problem<Real>& p, const Backward<Real>& g, int64_t b0, int64_t items, int64_t h, int64_t j0,
+                       const Real* delta, Scratch<Real>& scratch) {
     for (int64_t i0 = 0; i0 < p.T; i0 += p.query_tile) {
         const int64_t rows = std::min(p.query_tile, p.T - i0);
         if (key_end(p, i0, rows) <= j0) continue;   // every key of this tile is in these rows' future
-        backward_tile(p, g, {b, h, i0, rows, j0, std::min(p.key_tile, p.S - j0)}, delta + i0, scratch);
+        backward_tile(p, g, {b0, items, h, i0, rows, j0, std::min(p.key_tile, p.S - j0)}, delta, scratch);
     }
 }
 
-// Work is split over (batch, key/value head): the query heads that share one key/value head run
-// on one thread, one after another, key tiles outside and query tiles inside (FlashAttention-2's
-// order), so each dK and dV is written by one thread only (no races), and each query head's dQ by
-// the thread that owns its key/value head.
+// Work is split over (run of batch items, key/value head): the query heads that share one
+// key/value head run on one thread, one after another, key tiles outside and query tiles inside
+// (FlashAttention-2's order), so each dK and dV is written by one thread only (no races), and each
+// query head's dQ by the thread that owns its key/value head.
 template <class Real>
-void backward_by_heads(const Problem<Real>& p, const Backward<Real>& g, int64_t batch, bool threaded) {
-    const int64_t kv_heads = p.H / p.group, owners = batch * kv_heads;
-#pragma omp parallel if (threaded)
+void backward_by_heads(const Problem<Real>& p, const Backward<Real>& g, int64_t batch, int threads, int64_t items) {
+    const int64_t kv_heads = p.H / p.group, runs = ceil_div(batch, items), owners = runs * kv_heads;
+#pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        Scratch<Real> scratch(p);
-        std::vector<Real> delta(p.T);   // (T) Δ of the current query head
+        Scratch<Real> scratch(p, items);
+        std::vector<Real> delta(items * p.T);   // (items, T) Δ of the current query head
 #pragma omp for schedule(dynamic)
         for (int64_t owner = 0; owner < owners; ++owner) {
-            const int64_t b = owner / kv_heads, kv_head = owner % kv_heads;
+            const int64_t b0 = (owner / kv_heads) * items, kv_head = owner % kv_heads, run_items = std::min(items, batch - b0);
             for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h) {
-                row_deltas(p, g, b, h, delta.data());
-                for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile) backward_key_tile(p, g, b, h, j0, delta.data(), scratch);
+                row_deltas(p, g, b0, run_items, h, delta.data());
+                for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile) backward_key_tile(p, g, b0, run_items, h, j0, delta.data(), scratch);
             }
         }
     }
 }
 
-// With fewer (batch, key/value head) owners than threads, the key tiles are shared out instead:
-// a (owner, key tile) task writes its own rows of dK and dV, but every key tile adds into the
-// same dQ rows, so each thread sums its dQ in a buffer of its own (B, H, T, D), added up at the
-// end. Memory stays O(T): one dQ per thread.
+// With fewer (batch item, key/value head) owners than threads, the key tiles are shared out
+// instead: a (batch item, key/value head, key tile) task writes its own rows of dK and dV, but
+// every key tile adds into the same dQ rows, so each thread sums dQ in a buffer of its own
+// (B, H, T, D), added up at the end. Memory stays O(T): one dQ per thread.
 template <class Real>
 void backward_by_key_tiles(const Problem<Real>& p, const Backward<Real>& g, int64_t batch, int threads) {
     const int64_t kv_heads = p.H / p.group, key_tiles = ceil_div(p.S, p.key_tile), tasks = batch * kv_heads * key_tiles;
@@ -349,8 +388,8 @@ void backward_by_key_tiles(const Problem<Real>& p, const Backward<Real>& g, int6
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
-        for (int64_t bh = 0; bh < batch * p.H; ++bh) row_deltas(p, g, bh / p.H, bh % p.H, deltas.data() + bh * p.T);
-        Scratch<Real> scratch(p);
+        for (int64_t bh = 0; bh < batch * p.H; ++bh) row_deltas(p, g, bh / p.H, 1, bh % p.H, deltas.data() + bh * p.T);
+        Scratch<Real> scratch(p, 1);
         Backward<Real> mine = g;   // the same, but dQ summed in this thread's buffer
         mine.dQ = {dQ_of_thread.data() + omp_get_thread_num() * dQ_size, p.H * p.T * p.D, p.T * p.D, p.D};
 #pragma omp for schedule(dynamic)
@@ -358,7 +397,7 @@ void backward_by_key_tiles(const Problem<Real>& p, const Backward<Real>& g, int6
             const int64_t owner = task / key_tiles, j0 = (task % key_tiles) * p.key_tile;
             const int64_t b = owner / kv_heads, kv_head = owner % kv_heads;
             for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h)
-                backward_key_tile(p, mine, b, h, j0, deltas.data() + (b * p.H + h) * p.T, scratch);
+                backward_key_tile(p, mine, b, 1, h, j0, deltas.data() + (b * p.H + h) * p.T, scratch);
         }
         // dQ = Σ_threads dQ_thread, each row by one thread
 #pragma omp for schedule(static)
@@ -376,11 +415,14 @@ void backward_by_key_tiles(const Problem<Real>& p, const Backward<Real>& g, int6
 
 template <class Real>
 void backward(const Problem<Real>& p, const Backward<Real>& g, int64_t batch) {
-    const int64_t owners = batch * (p.H / p.group);
+    const int64_t kv_heads = p.H / p.group;
     const bool worth_threads = !p.reference && batch * p.H * p.T * p.S * p.D > kernels::kParallelMultiplyAdds;
-    const int threads = kernels::num_threads();
-    if (worth_threads && owners < threads && threads > 1 && p.S > p.key_tile) backward_by_key_tiles(p, g, batch, threads);
-    else backward_by_heads(p, g, batch, worth_threads && owners > 1);
+    const int threads = worth_threads ? kernels::num_threads() : 1;
+    if (threads > 1 && batch * kv_heads < threads && p.S > p.key_tile) {
+        backward_by_key_tiles(p, g, batch, threads);
+        return;
+    }
+    backward_by_heads(p, g, batch, threads, items_per_tile(batch, kv_heads, threads));
 }
 
 // ── checks and setup ────────────────────────────────────────────────────
@@ -513,7 +555,7 @@ Tensor attention_on_placements(const char* op, const std::vector<Tensor>& inputs
     auto rounded = std::make_shared<const RoundedTensors>(products_in_bf16(dtype) ? rounded_copies(inputs) : RoundedTensors{});
     dispatch(dtype, [&](auto zero) {
         using Real = decltype(zero);
-        forward(make_problem<Real>(n, inputs, *rounded, at, masks, options), n.B * n.H, at.O.in(O.data<Real>()), L.data<Real>());
+        forward(make_problem<Real>(n, inputs, *rounded, at, masks, options), n.B, at.O.in(O.data<Real>()), L.data<Real>());
     });
     return record(op, inputs, O, [inputs, rounded, n, at, O, L, masks, options](const Tensor& dO) -> Grads {
         Grads grads;
