@@ -595,10 +595,11 @@ void copy_dense(const HeadLayout<const float*>& from, int64_t heads, DenseHeads&
 }
 
 // The `heads` heads (rows of D values each, for B batch items) that `from` points at, as `how` says
-// the tiles read them: nothing copied for in_place.
+// the tiles read them: nothing copied in place, nor in f32 when the rows are dense already (a
+// (B, H, T, D) tensor's).
 DenseHeads dense_heads(TileOperands how, const HeadLayout<const float*>& from, int64_t B, int64_t heads, int64_t rows, int64_t D) {
     DenseHeads dense{.B = B, .rows = rows, .D = D, .values = nullptr};
-    if (how == TileOperands::dense_f32) copy_dense<float>(from, heads, dense);
+    if (how == TileOperands::dense_f32 && from.row_stride != D) copy_dense<float>(from, heads, dense);
     if (how == TileOperands::dense_bf16) copy_dense<kernels::bfloat16_bits>(from, heads, dense);
     return dense;
 }
@@ -620,7 +621,7 @@ template <class Real>
 Heads<Real> heads_at(const HeadLayout<const Real*>& in_place, TileOperands how, const DenseHeads& dense) {
     Heads<Real> heads{in_place, {}};
     if constexpr (std::is_same_v<Real, float>) {
-        if (how == TileOperands::dense_f32) heads.real = dense.layout<float>();
+        if (how == TileOperands::dense_f32 && dense.values) heads.real = dense.layout<float>();
         if (how == TileOperands::dense_bf16) heads.rounded = dense.layout<kernels::bfloat16_bits>();
     }
     return heads;
