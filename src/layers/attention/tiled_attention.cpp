@@ -1,10 +1,8 @@
 // Tiled attention: the forward is an online softmax over key tiles; the backward rebuilds each
 // score tile from Q, K and the saved logsumexp instead of storing the weights. Every product is a
 // small GEMM on a tile (oneDNN for f32), so the only (T, S)-sized thing is the work, never memory.
-// The heads lie in (B, H, T, D) tensors or in the rows of the projections (B, T, ·), so a
-// multi-head layer needs no copy on the tape to split or merge its heads. The f32 fast path reads
-// them from dense copies made inside the op, and sums every tile's products in dense blocks:
-// oneDNN's fast kernels take dense rows only (see DenseHeads).
+// The tiles are read where the heads lie: in (B, H, T, D) tensors, or in place in the rows of the
+// projections (B, T, ·), so a multi-head layer needs no copy to split or merge its heads.
 #include "layers/attention/tiled_attention.h"
 
 #include <algorithm>
@@ -24,7 +22,6 @@
 #include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
-#include "autograd/storage.h"
 #include "autograd/tape.h"
 #include "autograd/kernels/vector_math.h"
 #include "layers/attention/scaled_dot_product.h"
@@ -43,28 +40,24 @@ struct HeadLayout {
     Pointer row(int64_t b, int64_t h, int64_t i) const { return base + b * batch_stride + h * head_stride + i * row_stride; }
 };
 
-// The heads of one operand of the products as the tiles read them: `real` where they lie (the
-// reference loops, f64) or a dense copy (f32), and under bf16 products (matmul_precision.h) a
-// dense copy rounded to bf16 once: each head is multiplied by many tiles, and rounding it for
-// every product cost more than the products themselves on AMX.
+// The heads of one operand of the products, and under bf16 products (matmul_precision.h) the same
+// heads rounded to bf16 once, in the same layout: each is multiplied by many tiles, and rounding it
+// for every product cost more than the products themselves on AMX.
 template <class Real>
 struct Heads {
     HeadLayout<const Real*> real;
     HeadLayout<const kernels::bfloat16_bits*> rounded;   // used only when Problem::bf16
 };
 
-// One tile's rows of an operand in the form the products read (see Heads), and how far apart
-// its batch items and rows lie there.
+// One tile's rows of an operand, in both forms (see Heads).
 template <class Real>
 struct TileRows {
     const Real* real;
     const kernels::bfloat16_bits* rounded;
-    int64_t batch_stride, row_stride;
 };
 template <class Real>
-TileRows<Real> rows_of(const Heads<Real>& x, bool bf16, int64_t b, int64_t h, int64_t i) {
-    if (bf16) return {nullptr, x.rounded.row(b, h, i), x.rounded.batch_stride, x.rounded.row_stride};
-    return {x.real.row(b, h, i), nullptr, x.real.batch_stride, x.real.row_stride};
+TileRows<Real> rows_of(const Heads<Real>& x, int64_t b, int64_t h, int64_t i) {
+    return {x.real.row(b, h, i), x.rounded.base ? x.rounded.row(b, h, i) : nullptr};
 }
 
 // What the tile loops read: the heads of Q (H of them), K and V (H_kv = H / group), and the
@@ -111,20 +104,16 @@ int64_t items_per_tile(int64_t batch, int64_t per_item, int threads) {
     return (batch + runs - 1) / runs;
 }
 
-// Per-thread buffers of one tile: O(items · query_tile · key_tile), independent of T and S. A
-// tile's products add up here, densely, and reach the strided outputs and gradients once.
+// Per-thread buffers of one tile: O(items · query_tile · key_tile), independent of T and S.
 template <class Real>
 struct Scratch {
     int64_t rows, cols;          // the largest tile: min(query_tile, T) × min(key_tile, S)
     std::vector<Real> S, dP;     // (items, rows, cols): scores, then weights P / dS in place
     std::vector<Real> m, ell;    // (items, rows): running max and running sum of the online softmax
-    std::vector<Real> O;         // (items, rows, D): a query tile's output, summed over key tiles
-    std::vector<Real> dK, dV;    // (items, cols, D): a key tile's gradients, summed over query tiles
     std::vector<kernels::bfloat16_bits> P16, dS16;   // P and dS rounded as they are made (bf16 only)
     Scratch(const Problem<Real>& p, int64_t items)
         : rows(std::min(p.query_tile, p.T)), cols(std::min(p.key_tile, p.S)), S(items * rows * cols), dP(S.size()),
-          m(items * rows), ell(items * rows), O(items * rows * p.D), dK(items * cols * p.D), dV(dK.size()),
-          P16(p.bf16 ? S.size() : 0), dS16(p.bf16 ? S.size() : 0) {}
+          m(items * rows), ell(items * rows), P16(p.bf16 ? S.size() : 0), dS16(p.bf16 ? S.size() : 0) {}
 };
 
 template <class Real>
@@ -164,11 +153,10 @@ int64_t key_end(const Problem<Real>& p, int64_t i0, int64_t rows) {
 // S_ij = q_i·k_j / τ, or −∞ where query i may not see key j (a future key, padding, or the pattern)
 template <class Real>
 void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (items, rows, cols)
-    const TileRows<Real> Q_i = rows_of(p.Q, p.bf16, t.b0, t.h, t.i0), K_j = rows_of(p.K, p.bf16, t.b0, t.h / p.group, t.j0);
-    gemm_tile(p, Q_i, K_j, S,   // (rows, D)·(cols, D)ᵀ per item
-              {.batch = t.items, .M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .batch_stride_a = Q_i.batch_stride,
-               .batch_stride_b = K_j.batch_stride, .batch_stride_c = t.rows * t.cols, .lda = Q_i.row_stride,
-               .ldb = K_j.row_stride});
+    gemm_tile(p, rows_of(p.Q, t.b0, t.h, t.i0), rows_of(p.K, t.b0, t.h / p.group, t.j0), S,   // (rows, D)·(cols, D)ᵀ per item
+              {.batch = t.items, .M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .batch_stride_a = p.Q.real.batch_stride,
+               .batch_stride_b = p.K.real.batch_stride, .batch_stride_c = t.rows * t.cols, .lda = p.Q.real.row_stride,
+               .ldb = p.K.real.row_stride});
     const Real inv_tau = p.inv_tau;
     for (int64_t n = 0; n < t.items; ++n) {
         const uint8_t* padding = p.key_is_padding + (t.b0 + n) * p.S + t.j0;   // (cols)
@@ -201,7 +189,7 @@ Real row_max(const Real* x, int64_t n) {
 //   ℓ ← α·ℓ + Σ_j P_ij,           O_i ← α·O_i          (the caller then adds P·V_j)
 // A row with nothing visible yet keeps m = −∞, ℓ = 0, P = 0 (exp(−∞ − (−∞)) would be NaN).
 template <class Real>
-void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m, Real* ell, Real* O) {   // O: (items, rows, D)
+void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m, Real* ell, const HeadLayout<Real*>& O) {
     for (int64_t n = 0; n < t.items; ++n)
         for (int64_t r = 0; r < t.rows; ++r) {
             const int64_t row = n * t.rows + r;
@@ -220,41 +208,40 @@ void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m
             }
             ell[row] = alpha * ell[row] + row_sum;
             m[row] = m_new;
-            Real* O_r = O + row * p.D;
+            Real* O_r = O.row(t.b0 + n, t.h, t.i0 + r);
             for (int64_t d = 0; d < p.D; ++d) O_r[d] *= alpha;
         }
 }
 
 // Forward of one query tile of head h, for `items` batch items from b0, over all the key tiles it
-// can see, summing O_i in scratch.O:  after the last tile  O_i ← O_i / ℓ_i  is written to O, and
-// L_i = m_i + log ℓ_i  (the row's logsumexp). A fully masked row (ℓ = 0) outputs 0 and saves L = −∞.
+// can see:  after the last tile  O_i ← O_i / ℓ_i  and  L_i = m_i + log ℓ_i  (the row's logsumexp).
+// A fully masked row (ℓ = 0) outputs 0 and saves L = −∞.
 template <class Real>
 void forward_query_tile(const Problem<Real>& p, int64_t b0, int64_t items, int64_t h, int64_t i0, const HeadLayout<Real*>& O,
                         Real* L, Scratch<Real>& scratch) {
     const int64_t rows = std::min(p.query_tile, p.T - i0);
-    Real* O_sum = scratch.O.data();   // (items, rows, D)
-    std::fill_n(O_sum, items * rows * p.D, Real(0));
+    for (int64_t n = 0; n < items; ++n)
+        for (int64_t r = 0; r < rows; ++r) std::fill_n(O.row(b0 + n, h, i0 + r), p.D, Real(0));
     std::fill_n(scratch.m.begin(), items * rows, minus_infinity<Real>);
     std::fill_n(scratch.ell.begin(), items * rows, Real(0));
     const int64_t keys = key_end(p, i0, rows);
     for (int64_t j0 = 0; j0 < keys; j0 += p.key_tile) {
         const Tile t{b0, items, h, i0, rows, j0, std::min(p.key_tile, keys - j0)};
         score_tile(p, t, scratch.S.data());
-        online_softmax_step(p, t, scratch.S.data(), scratch.m.data(), scratch.ell.data(), O_sum);
+        online_softmax_step(p, t, scratch.S.data(), scratch.m.data(), scratch.ell.data(), O);
         round_tile(p, scratch.S.data(), scratch.P16.data(), items * rows * t.cols);
         // O_i += P·V_j        P: (rows, cols)   V_j: (cols, D)   O_i: (rows, D), for every item
-        const TileRows<Real> V_j = rows_of(p.V, p.bf16, b0, h / p.group, j0);
-        gemm_tile(p, {scratch.S.data(), scratch.P16.data(), rows * t.cols, t.cols}, V_j, O_sum,
+        gemm_tile(p, {scratch.S.data(), scratch.P16.data()}, rows_of(p.V, b0, h / p.group, j0), O.row(b0, h, i0),
                   {.batch = items, .M = rows, .N = p.D, .K = t.cols, .batch_stride_a = rows * t.cols,
-                   .batch_stride_b = V_j.batch_stride, .batch_stride_c = rows * p.D, .accumulate = true, .ldb = V_j.row_stride});
+                   .batch_stride_b = p.V.real.batch_stride, .batch_stride_c = O.batch_stride, .accumulate = true,
+                   .ldb = p.V.real.row_stride, .ldc = O.row_stride});
     }
     for (int64_t n = 0; n < items; ++n)
         for (int64_t r = 0; r < rows; ++r) {
             const Real ell = scratch.ell[n * rows + r];
             const Real inverse = ell > 0 ? Real(1) / ell : Real(0);
-            const Real* O_sum_r = O_sum + (n * rows + r) * p.D;
             Real* O_r = O.row(b0 + n, h, i0 + r);
-            for (int64_t d = 0; d < p.D; ++d) O_r[d] = O_sum_r[d] * inverse;
+            for (int64_t d = 0; d < p.D; ++d) O_r[d] *= inverse;
             L[((b0 + n) * p.H + h) * p.T + i0 + r] = ell > 0 ? scratch.m[n * rows + r] + std::log(ell) : minus_infinity<Real>;
         }
 }
@@ -279,22 +266,14 @@ void forward(const Problem<Real>& p, int64_t batch, const HeadLayout<Real*>& O, 
     }
 }
 
-// Where a query head's dQ rows add up, densely: row i of the run's item n at first + n·batch_stride + i·D.
-template <class Real>
-struct QueryGradients {
-    Real* first;
-    int64_t batch_stride;
-};
-
 // Backward of one (query tile, key tile) for a run of items. In the forward this tile contributed
 // O_i += P·V_j with P = softmax weights; so now, with Δ_i = Σ_d dO_id·O_id (precomputed per row):
 //   P_ij = exp(S_ij − L_i)             the forward's weights, rebuilt from the saved logsumexp
 //   dV_j += Pᵀ·dO_i,   dP = dO_i·V_jᵀ,   dS = P ⊙ (dP − Δ_i) / τ   (softmax backward, and S = QKᵀ/τ)
 //   dQ_i += dS·K_j,    dK_j += dSᵀ·Q_i
-// delta holds Δ for the run's items, T rows each; dK_j and dV_j add up in scratch.dK and scratch.dV.
+// delta holds Δ for the run's items, T rows each.
 template <class Real>
-void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& t, const Real* delta, const QueryGradients<Real>& dQ,
-                   Scratch<Real>& scratch) {
+void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& t, const Real* delta, Scratch<Real>& scratch) {
     Real* P = scratch.S.data();     // (items, rows, cols)
     Real* dP = scratch.dP.data();   // (items, rows, cols), becomes dS
     const int64_t block = t.rows * t.cols;
@@ -314,17 +293,16 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
     }
     round_tile(p, P, scratch.P16.data(), t.items * block);
     const int64_t kv_head = t.h / p.group;
-    const TileRows<Real> dO_i = rows_of(g.dO, p.bf16, t.b0, t.h, t.i0);   // (rows, D) per item
-    const TileRows<Real> Q_i = rows_of(p.Q, p.bf16, t.b0, t.h, t.i0);     // (rows, D)
-    const TileRows<Real> K_j = rows_of(p.K, p.bf16, t.b0, kv_head, t.j0); // (cols, D)
-    const TileRows<Real> V_j = rows_of(p.V, p.bf16, t.b0, kv_head, t.j0); // (cols, D)
-    const int64_t ldq = Q_i.row_stride, ldk = K_j.row_stride, ldv = V_j.row_stride, ldo = dO_i.row_stride;
-    const int64_t bq = Q_i.batch_stride, bk = K_j.batch_stride, bv = V_j.batch_stride, bo = dO_i.batch_stride;
-    const int64_t key_block = t.cols * p.D;   // one item's dK_j or dV_j in the scratch
+    const TileRows<Real> dO_i = rows_of(g.dO, t.b0, t.h, t.i0);   // (rows, D) per item
+    const TileRows<Real> Q_i = rows_of(p.Q, t.b0, t.h, t.i0);     // (rows, D)
+    const TileRows<Real> K_j = rows_of(p.K, t.b0, kv_head, t.j0); // (cols, D)
+    const TileRows<Real> V_j = rows_of(p.V, t.b0, kv_head, t.j0); // (cols, D)
+    const int64_t ldq = p.Q.real.row_stride, ldk = p.K.real.row_stride, ldv = p.V.real.row_stride, ldo = g.dO.real.row_stride;
+    const int64_t bq = p.Q.real.batch_stride, bk = p.K.real.batch_stride, bv = p.V.real.batch_stride, bo = g.dO.real.batch_stride;
     // dV_j += Pᵀ·dO_i          (cols, D)
-    gemm_tile(p, {P, scratch.P16.data(), block, t.cols}, dO_i, scratch.dV.data(),
+    gemm_tile(p, {P, scratch.P16.data()}, dO_i, g.dV.row(t.b0, kv_head, t.j0),
               {.batch = t.items, .M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .batch_stride_a = block, .batch_stride_b = bo,
-               .batch_stride_c = key_block, .accumulate = true, .ldb = ldo});
+               .batch_stride_c = g.dV.batch_stride, .accumulate = true, .ldb = ldo, .ldc = g.dV.row_stride});
     // dP = dO_i·V_jᵀ           (rows, cols)
     gemm_tile(p, dO_i, V_j, dP, {.batch = t.items, .M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .batch_stride_a = bo,
                                  .batch_stride_b = bv, .batch_stride_c = block, .lda = ldo, .ldb = ldv});
@@ -337,28 +315,15 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
             for (int64_t c = first; c < first + t.cols; ++c) dP[c] = P[c] * (dP[c] - delta_r) * p.inv_tau;
         }
     round_tile(p, dP, scratch.dS16.data(), t.items * block);
-    const TileRows<Real> dS{dP, scratch.dS16.data(), block, t.cols};
+    const TileRows<Real> dS{dP, scratch.dS16.data()};
     // dQ_i += dS·K_j           (rows, D)
-    gemm_tile(p, dS, K_j, dQ.first + t.i0 * p.D,
+    gemm_tile(p, dS, K_j, g.dQ.row(t.b0, t.h, t.i0),
               {.batch = t.items, .M = t.rows, .N = p.D, .K = t.cols, .batch_stride_a = block, .batch_stride_b = bk,
-               .batch_stride_c = dQ.batch_stride, .accumulate = true, .ldb = ldk});
+               .batch_stride_c = g.dQ.batch_stride, .accumulate = true, .ldb = ldk, .ldc = g.dQ.row_stride});
     // dK_j += dSᵀ·Q_i          (cols, D)
-    gemm_tile(p, dS, Q_i, scratch.dK.data(),
+    gemm_tile(p, dS, Q_i, g.dK.row(t.b0, kv_head, t.j0),
               {.batch = t.items, .M = t.cols, .N = p.D, .K = t.rows, .trans_a = true, .batch_stride_a = block, .batch_stride_b = bq,
-               .batch_stride_c = key_block, .accumulate = true, .ldb = ldq});
-}
-
-// to.row(b0 + n, head, i0 + i) += sum[(n·rows + i)·D …]: a tile's dense sums added to their place.
-template <class Real>
-void add_rows(const Real* sum, const HeadLayout<Real*>& to, int64_t b0, int64_t items, int64_t head, int64_t i0, int64_t rows,
-              int64_t D) {
-    for (int64_t n = 0; n < items; ++n)
-        for (int64_t i = 0; i < rows; ++i) {
-            const Real* from = sum + (n * rows + i) * D;
-            Real* into = to.row(b0 + n, head, i0 + i);
-#pragma omp simd
-            for (int64_t d = 0; d < D; ++d) into[d] += from[d];
-        }
+               .batch_stride_c = g.dK.batch_stride, .accumulate = true, .ldb = ldq, .ldc = g.dK.row_stride});
 }
 
 // Δ_i = Σ_d dO_id·O_id for the T query rows of query head h, for `items` batch items from b0: the
@@ -377,43 +342,34 @@ void row_deltas(const Problem<Real>& p, const Backward<Real>& g, int64_t b0, int
 }
 
 // Every query tile of query head h, for a run of items, against key tile j0, skipping the pairs
-// the causal mask hides entirely; then the key tile's dK and dV sums are added to their rows.
+// the causal mask hides entirely.
 template <class Real>
 void backward_key_tile(const Problem<Real>& p, const Backward<Real>& g, int64_t b0, int64_t items, int64_t h, int64_t j0,
-                       const Real* delta, const QueryGradients<Real>& dQ, Scratch<Real>& scratch) {
-    const int64_t cols = std::min(p.key_tile, p.S - j0), kv_head = h / p.group;
-    std::fill_n(scratch.dK.begin(), items * cols * p.D, Real(0));
-    std::fill_n(scratch.dV.begin(), items * cols * p.D, Real(0));
+                       const Real* delta, Scratch<Real>& scratch) {
     for (int64_t i0 = 0; i0 < p.T; i0 += p.query_tile) {
         const int64_t rows = std::min(p.query_tile, p.T - i0);
         if (key_end(p, i0, rows) <= j0) continue;   // every key of this tile is in these rows' future
-        backward_tile(p, g, {b0, items, h, i0, rows, j0, cols}, delta, dQ, scratch);
+        backward_tile(p, g, {b0, items, h, i0, rows, j0, std::min(p.key_tile, p.S - j0)}, delta, scratch);
     }
-    add_rows(scratch.dK.data(), g.dK, b0, items, kv_head, j0, cols, p.D);
-    add_rows(scratch.dV.data(), g.dV, b0, items, kv_head, j0, cols, p.D);
 }
 
 // Work is split over (run of batch items, key/value head): the query heads that share one
 // key/value head run on one thread, one after another, key tiles outside and query tiles inside
 // (FlashAttention-2's order), so each dK and dV is written by one thread only (no races), and each
-// query head's dQ, summed densely over the key tiles, by the thread that owns its key/value head.
+// query head's dQ by the thread that owns its key/value head.
 template <class Real>
 void backward_by_heads(const Problem<Real>& p, const Backward<Real>& g, int64_t batch, int threads, int64_t items) {
     const int64_t kv_heads = p.H / p.group, runs = ceil_div(batch, items), owners = runs * kv_heads;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         Scratch<Real> scratch(p, items);
-        std::vector<Real> delta(items * p.T);      // (items, T) Δ of the current query head
-        std::vector<Real> dQ(items * p.T * p.D);   // (items, T, D) dQ of the current query head
+        std::vector<Real> delta(items * p.T);   // (items, T) Δ of the current query head
 #pragma omp for schedule(dynamic)
         for (int64_t owner = 0; owner < owners; ++owner) {
             const int64_t b0 = (owner / kv_heads) * items, kv_head = owner % kv_heads, run_items = std::min(items, batch - b0);
             for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h) {
                 row_deltas(p, g, b0, run_items, h, delta.data());
-                std::fill(dQ.begin(), dQ.end(), Real(0));
-                for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile)
-                    backward_key_tile(p, g, b0, run_items, h, j0, delta.data(), {dQ.data(), p.T * p.D}, scratch);
-                add_rows(dQ.data(), g.dQ, b0, run_items, h, 0, p.T, p.D);
+                for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile) backward_key_tile(p, g, b0, run_items, h, j0, delta.data(), scratch);
             }
         }
     }
@@ -434,14 +390,14 @@ void backward_by_key_tiles(const Problem<Real>& p, const Backward<Real>& g, int6
 #pragma omp for schedule(static)
         for (int64_t bh = 0; bh < batch * p.H; ++bh) row_deltas(p, g, bh / p.H, 1, bh % p.H, deltas.data() + bh * p.T);
         Scratch<Real> scratch(p, 1);
-        Real* dQ_mine = dQ_of_thread.data() + omp_get_thread_num() * dQ_size;   // (B, H, T, D)
+        Backward<Real> mine = g;   // the same, but dQ summed in this thread's buffer
+        mine.dQ = {dQ_of_thread.data() + omp_get_thread_num() * dQ_size, p.H * p.T * p.D, p.T * p.D, p.D};
 #pragma omp for schedule(dynamic)
         for (int64_t task = 0; task < tasks; ++task) {
             const int64_t owner = task / key_tiles, j0 = (task % key_tiles) * p.key_tile;
             const int64_t b = owner / kv_heads, kv_head = owner % kv_heads;
             for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h)
-                backward_key_tile(p, g, b, 1, h, j0, deltas.data() + (b * p.H + h) * p.T,
-                                  {dQ_mine + (b * p.H + h) * p.T * p.D, p.H * p.T * p.D}, scratch);
+                backward_key_tile(p, mine, b, 1, h, j0, deltas.data() + (b * p.H + h) * p.T, scratch);
         }
         // dQ = Σ_threads dQ_thread, each row by one thread
 #pragma omp for schedule(static)
@@ -553,90 +509,38 @@ struct Placements {
     HeadPlacement Q, K, V, O;   // O's input index is unused: the output (and dO) has its own buffer
 };
 
-// How the tiles read Q, K, V and dO: where they lie (the reference loops, and f64, whose loops take
-// any stride), or from dense copies made once per call: in f32, or rounded to bf16 when the
-// products run in bf16 (f32 inputs under bf16 precision, matmul_precision.h).
-enum class TileOperands { in_place, dense_f32, dense_bf16 };
-
-TileOperands tile_operands(DType dtype) {
-    if (dtype != DType::f32 || kernels::use_reference()) return TileOperands::in_place;
-    return kernels::matmul_precision() == kernels::MatmulPrecision::bf16 ? TileOperands::dense_bf16 : TileOperands::dense_f32;
+// Whether the products run in bf16: f32 inputs under bf16 precision, not the reference loops.
+bool products_in_bf16(DType dtype) {
+    return dtype == DType::f32 && !kernels::use_reference() && kernels::matmul_precision() == kernels::MatmulPrecision::bf16;
 }
 
-// One operand's heads copied dense and head-major: row i of head x of batch item b at
-// ((x·B + b)·rows + i)·D, so a head's run of batch items is one block of dense rows. Read in place,
-// a head's D columns of a wider row made oneDNN run its slower gemm:jit kernel for every tile; on
-// dense rows it runs brgemm (on AMX in bf16, where the CPU has it). Rounding to bf16 as it copies
-// costs nothing more than the rounding did. The copies are tensor memory (Storage): counted in
-// peak memory and held to its limit like the tensors they copy.
-struct DenseHeads {
-    int64_t B = 0, rows = 0, D = 0;
-    std::shared_ptr<const Storage> values;   // f32 (TileOperands::dense_f32) or bf16 (dense_bf16); none in place
-    template <class Element>
-    HeadLayout<const Element*> layout() const { return {static_cast<const Element*>(values->data()), rows * D, B * rows * D, D}; }
-};
-
-template <class Element>
-void copy_dense(const HeadLayout<const float*>& from, int64_t heads, DenseHeads& dense) {
-    const int64_t B = dense.B, rows = dense.rows, D = dense.D;
-    auto values = std::make_shared<Storage>(static_cast<std::size_t>(heads * B * rows * D) * sizeof(Element));
-    Element* to = static_cast<Element*>(values->data());
-    kernels::parallel_for(heads * B, heads * B * rows * D > kernels::kParallelGrain, [&](int64_t block) {   // block = x·B + b
-        for (int64_t i = 0; i < rows; ++i) {
-            const float* row = from.row(block % B, block / B, i);
-            Element* out = to + (block * rows + i) * D;
-            if constexpr (std::is_same_v<Element, float>)
-                std::copy_n(row, D, out);
-            else
-                kernels::round_to_bfloat16(row, out, D);
-        }
-    });
-    dense.values = std::move(values);
-}
-
-// The `heads` heads (rows of D values each, for B batch items) that `from` points at, as `how` says
-// the tiles read them: nothing copied in place, nor in f32 when the rows are dense already (a
-// (B, H, T, D) tensor's).
-DenseHeads dense_heads(TileOperands how, const HeadLayout<const float*>& from, int64_t B, int64_t heads, int64_t rows, int64_t D) {
-    DenseHeads dense{.B = B, .rows = rows, .D = D, .values = nullptr};
-    if (how == TileOperands::dense_f32 && from.row_stride != D) copy_dense<float>(from, heads, dense);
-    if (how == TileOperands::dense_bf16) copy_dense<kernels::bfloat16_bits>(from, heads, dense);
-    return dense;
-}
-
-struct DenseOperands {
-    DenseHeads Q, K, V;
-};
-
-// Q, K and V where `at` places them in the inputs, copied as `how` says (kept for the backward).
-DenseOperands dense_operands(TileOperands how, const Sizes& n, const std::vector<Tensor>& inputs, const Placements& at) {
-    if (how == TileOperands::in_place) return {};
-    const auto from = [&inputs](const HeadPlacement& place) { return place.in(inputs[place.input].data<float>()); };
-    return {dense_heads(how, from(at.Q), n.B, n.H, n.T, n.D), dense_heads(how, from(at.K), n.B, n.H_kv, n.S, n.D),
-            dense_heads(how, from(at.V), n.B, n.H_kv, n.S, n.D)};
-}
-
-// The heads the tiles read: in place, or their dense copy where `how` made one.
-template <class Real>
-Heads<Real> heads_at(const HeadLayout<const Real*>& in_place, TileOperands how, const DenseHeads& dense) {
-    Heads<Real> heads{in_place, {}};
-    if constexpr (std::is_same_v<Real, float>) {
-        if (how == TileOperands::dense_f32 && dense.values) heads.real = dense.layout<float>();
-        if (how == TileOperands::dense_bf16) heads.rounded = dense.layout<kernels::bfloat16_bits>();
+// Each (f32) tensor rounded to bf16 once, in its own layout.
+using RoundedTensors = std::vector<std::vector<kernels::bfloat16_bits>>;
+RoundedTensors rounded_copies(const std::vector<Tensor>& tensors) {
+    RoundedTensors rounded;
+    for (const Tensor& x : tensors) {
+        rounded.emplace_back(static_cast<std::size_t>(x.numel()));
+        kernels::round_to_bfloat16(x.data<float>(), rounded.back().data(), x.numel());
     }
-    return heads;
+    return rounded;
+}
+
+// The heads `place` names: in tensors[place.input], and in its rounded copy if there is one.
+template <class Real>
+Heads<Real> heads_at(const HeadPlacement& place, const std::vector<Tensor>& tensors, const RoundedTensors& rounded) {
+    return {place.in(tensors[place.input].data<Real>()),
+            rounded.empty() ? HeadLayout<const kernels::bfloat16_bits*>{} : place.in(rounded[place.input].data())};
 }
 
 template <class Real>
-Problem<Real> make_problem(const Sizes& n, const std::vector<Tensor>& inputs, TileOperands how, const DenseOperands& dense,
-                           const Placements& at, const MaskBytes& masks, const TiledAttentionOptions& options) {
+Problem<Real> make_problem(const Sizes& n, const std::vector<Tensor>& inputs, const RoundedTensors& rounded, const Placements& at,
+                           const MaskBytes& masks, const TiledAttentionOptions& options) {
     const double tau = options.temperature ? *options.temperature : std::sqrt(static_cast<double>(n.D));
-    const auto in_place = [&inputs](const HeadPlacement& place) { return place.in(inputs[place.input].data<Real>()); };
-    return Problem<Real>{heads_at<Real>(in_place(at.Q), how, dense.Q), heads_at<Real>(in_place(at.K), how, dense.K),
-                         heads_at<Real>(in_place(at.V), how, dense.V), masks.padding.data(),
+    return Problem<Real>{heads_at<Real>(at.Q, inputs, rounded), heads_at<Real>(at.K, inputs, rounded),
+                         heads_at<Real>(at.V, inputs, rounded), masks.padding.data(),
                          masks.pattern.empty() ? nullptr : masks.pattern.data(), n.H, n.H / n.H_kv, n.T, n.S, n.D,
                          static_cast<Real>(1.0 / tau), options.causal, options.query_tile, options.key_tile,
-                         kernels::use_reference(), how == TileOperands::dense_bf16};
+                         kernels::use_reference(), !rounded.empty()};
 }
 
 // The one op every entry point records: O (out_shape, its heads where at.O says) from the inputs
@@ -647,23 +551,23 @@ Tensor attention_on_placements(const char* op, const std::vector<Tensor>& inputs
     const DType dtype = inputs.front().dtype();
     Tensor O(out_shape, dtype);            // heads where at.O says
     Tensor L({n.B, n.H, n.T}, dtype);      // (B, H, T)
-    const TileOperands how = tile_operands(dtype);
-    auto dense = std::make_shared<const DenseOperands>(dense_operands(how, n, inputs, at));   // kept for the backward
+    // the inputs rounded for bf16 products (none in fp32), kept for the backward
+    auto rounded = std::make_shared<const RoundedTensors>(products_in_bf16(dtype) ? rounded_copies(inputs) : RoundedTensors{});
     dispatch(dtype, [&](auto zero) {
         using Real = decltype(zero);
-        forward(make_problem<Real>(n, inputs, how, *dense, at, masks, options), n.B, at.O.in(O.data<Real>()), L.data<Real>());
+        forward(make_problem<Real>(n, inputs, *rounded, at, masks, options), n.B, at.O.in(O.data<Real>()), L.data<Real>());
     });
-    return record(op, inputs, O, [inputs, how, dense, n, at, O, L, masks, options](const Tensor& dO) -> Grads {
+    return record(op, inputs, O, [inputs, rounded, n, at, O, L, masks, options](const Tensor& dO) -> Grads {
         Grads grads;
         for (const Tensor& x : inputs) grads.push_back(Tensor::zeros(x.shape(), x.dtype()));
-        const DenseHeads dO_dense =
-            how == TileOperands::in_place ? DenseHeads{} : dense_heads(how, at.O.in(dO.data<float>()), n.B, n.H, n.T, n.D);
+        const RoundedTensors dO_rounded = rounded->empty() ? RoundedTensors{} : rounded_copies({dO});
         dispatch(O.dtype(), [&](auto zero) {
             using Real = decltype(zero);
             const auto gradient = [&](const HeadPlacement& place) { return place.in(grads[place.input].data<Real>()); };
-            const Backward<Real> g{at.O.in(O.data<Real>()), heads_at<Real>(at.O.in(dO.data<Real>()), how, dO_dense), L.data<Real>(),
+            const HeadPlacement dO_at{0, at.O.column, at.O.batch_stride, at.O.head_stride, at.O.row_stride};
+            const Backward<Real> g{at.O.in(O.data<Real>()), heads_at<Real>(dO_at, {dO}, dO_rounded), L.data<Real>(),
                                    gradient(at.Q), gradient(at.K), gradient(at.V)};
-            backward(make_problem<Real>(n, inputs, how, *dense, at, masks, options), g, n.B);
+            backward(make_problem<Real>(n, inputs, *rounded, at, masks, options), g, n.B);
         });
         return grads;
     });
