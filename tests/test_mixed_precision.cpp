@@ -7,6 +7,7 @@
 #include "autograd/kernels/bfloat16.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/kernels/matmul_precision.h"
+#include "autograd/storage.h"
 #include "autograd/tape.h"
 #include "layers/attention/tiled_attention.h"
 
@@ -227,3 +228,23 @@ TEST_CASE("tiled attention in bf16: its inputs rounded once, P and dS as they ar
     CHECK(relative(dqkv16, dqkv32) < 2e-2);
 }
 
+
+TEST_CASE("tiled attention in bf16: the inputs' rounded copies are tensor memory, counted in peak memory", "[unit][precision]") {
+    if (!cpu_has_bf16()) {
+        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
+        return;
+    }
+    // The forward's peak above what was live before it: O and L in fp32; in bf16 also the rounded
+    // copy of qkv, 2 bytes a value, kept for the backward.
+    tf::Rng rng(23);
+    const tf::Tensor qkv = tf::Tensor::uniform({2, 30, 3 * 2 * 8}, -1, 1, rng);
+    const auto forward_peak = [&](MatmulPrecision precision) {
+        const tf::kernels::MatmulPrecisionScope scope(precision);
+        tf::Tape::current().clear();
+        const int64_t before = tf::memory::live_bytes();
+        tf::memory::reset_peak();
+        const tf::Tensor O = tf::tiled_self_attention(qkv, {.heads = 2, .kv_heads = 2}, {.causal = true});
+        return tf::memory::peak_bytes() - before;
+    };
+    CHECK(forward_peak(MatmulPrecision::bf16) - forward_peak(MatmulPrecision::fp32) == qkv.numel() * 2);
+}

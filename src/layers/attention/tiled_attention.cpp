@@ -22,6 +22,7 @@
 #include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
+#include "autograd/storage.h"
 #include "autograd/tape.h"
 #include "autograd/kernels/vector_math.h"
 #include "layers/attention/scaled_dot_product.h"
@@ -514,13 +515,15 @@ bool products_in_bf16(DType dtype) {
     return dtype == DType::f32 && !kernels::use_reference() && kernels::matmul_precision() == kernels::MatmulPrecision::bf16;
 }
 
-// Each (f32) tensor rounded to bf16 once, in its own layout.
-using RoundedTensors = std::vector<std::vector<kernels::bfloat16_bits>>;
+// Each (f32) tensor rounded to bf16 once, in its own layout. The copies are tensor memory
+// (Storage): counted in peak memory and held to its limit like the tensors they copy.
+using RoundedTensors = std::vector<std::shared_ptr<const Storage>>;
 RoundedTensors rounded_copies(const std::vector<Tensor>& tensors) {
     RoundedTensors rounded;
     for (const Tensor& x : tensors) {
-        rounded.emplace_back(static_cast<std::size_t>(x.numel()));
-        kernels::round_to_bfloat16(x.data<float>(), rounded.back().data(), x.numel());
+        auto copy = std::make_shared<Storage>(static_cast<std::size_t>(x.numel()) * sizeof(kernels::bfloat16_bits));
+        kernels::round_to_bfloat16(x.data<float>(), static_cast<kernels::bfloat16_bits*>(copy->data()), x.numel());
+        rounded.push_back(std::move(copy));
     }
     return rounded;
 }
@@ -529,7 +532,7 @@ RoundedTensors rounded_copies(const std::vector<Tensor>& tensors) {
 template <class Real>
 Heads<Real> heads_at(const HeadPlacement& place, const std::vector<Tensor>& tensors, const RoundedTensors& rounded) {
     return {place.in(tensors[place.input].data<Real>()),
-            rounded.empty() ? HeadLayout<const kernels::bfloat16_bits*>{} : place.in(rounded[place.input].data())};
+            rounded.empty() ? HeadLayout<const kernels::bfloat16_bits*>{} : place.in(static_cast<const kernels::bfloat16_bits*>(rounded[place.input]->data()))};
 }
 
 template <class Real>
