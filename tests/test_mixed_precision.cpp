@@ -228,7 +228,6 @@ TEST_CASE("tiled attention in bf16: its inputs rounded once, P and dS as they ar
     CHECK(relative(dqkv16, dqkv32) < 2e-2);
 }
 
-
 TEST_CASE("tiled attention in bf16: the inputs' rounded copies are tensor memory, counted in peak memory", "[unit][precision]") {
     if (!cpu_has_bf16()) {
         CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);

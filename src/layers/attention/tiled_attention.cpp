@@ -105,16 +105,16 @@ int64_t items_per_tile(int64_t batch, int64_t per_item, int threads) {
     return (batch + runs - 1) / runs;
 }
 
-// Per-thread buffers of one tile: O(items · query_tile · key_tile), independent of T and S.
+// Per-thread buffers of one tile: O(items · query_tile · key_tile), independent of T and S, sized
+// for the largest tile, rows = min(query_tile, T) by cols = min(key_tile, S).
 template <class Real>
 struct Scratch {
-    int64_t rows, cols;          // the largest tile: min(query_tile, T) × min(key_tile, S)
     std::vector<Real> S, dP;     // (items, rows, cols): scores, then weights P / dS in place
     std::vector<Real> m, ell;    // (items, rows): running max and running sum of the online softmax
     std::vector<kernels::bfloat16_bits> P16, dS16;   // P and dS rounded as they are made (bf16 only)
     Scratch(const Problem<Real>& p, int64_t items)
-        : rows(std::min(p.query_tile, p.T)), cols(std::min(p.key_tile, p.S)), S(items * rows * cols), dP(S.size()),
-          m(items * rows), ell(items * rows), P16(p.bf16 ? S.size() : 0), dS16(p.bf16 ? S.size() : 0) {}
+        : S(items * std::min(p.query_tile, p.T) * std::min(p.key_tile, p.S)), dP(S.size()), m(items * std::min(p.query_tile, p.T)),
+          ell(m.size()), P16(p.bf16 ? S.size() : 0), dS16(p.bf16 ? S.size() : 0) {}
 };
 
 template <class Real>
@@ -531,8 +531,9 @@ RoundedTensors rounded_copies(const std::vector<Tensor>& tensors) {
 // The heads `place` names: in tensors[place.input], and in its rounded copy if there is one.
 template <class Real>
 Heads<Real> heads_at(const HeadPlacement& place, const std::vector<Tensor>& tensors, const RoundedTensors& rounded) {
-    return {place.in(tensors[place.input].data<Real>()),
-            rounded.empty() ? HeadLayout<const kernels::bfloat16_bits*>{} : place.in(static_cast<const kernels::bfloat16_bits*>(rounded[place.input]->data()))};
+    if (rounded.empty()) return {place.in(tensors[place.input].data<Real>()), {}};
+    const auto* rounded_values = static_cast<const kernels::bfloat16_bits*>(rounded[place.input]->data());
+    return {place.in(tensors[place.input].data<Real>()), place.in(rounded_values)};
 }
 
 template <class Real>
