@@ -292,10 +292,12 @@ const CachedMatmul& cached_matmul(const MatmulKey& key, const GemmShape& s) {
 
 // A shared primitive with this thread's memory objects for it: a call only points them at its
 // buffers (creating four oneDNN memory objects costs ~1.1 µs, a seventh of a 64×64×64 product's
-// call on one AVX2 core; attention's tiles make thousands of such calls).
+// call on one AVX2 core; attention's tiles make thousands of such calls). The argument map that
+// execute() reads is built once too: its entries are handles to the same memory objects.
 struct BoundMatmul {
     const CachedMatmul* matmul;
     memory a, b, c, bias, scratchpad;
+    std::unordered_map<int, memory> arguments;
 };
 
 BoundMatmul& bound_matmul(const GemmShape& s, MatmulPrecision precision, const GemmEpilogue& epilogue) {
@@ -304,11 +306,13 @@ BoundMatmul& bound_matmul(const GemmShape& s, MatmulPrecision precision, const G
     auto found = bound.find(key);
     if (found == bound.end()) {
         const CachedMatmul& matmul = cached_matmul(key, s);
-        found = bound.emplace(key, BoundMatmul{&matmul, memory(matmul.a_desc, cpu_engine(), nullptr),
-                                               memory(matmul.b_desc, cpu_engine(), nullptr),
-                                               memory(matmul.c_desc, cpu_engine(), nullptr),
-                                               memory(matmul.bias_desc, cpu_engine(), nullptr),
-                                               memory(matmul.scratchpad_desc, cpu_engine(), nullptr)}).first;
+        BoundMatmul fresh{&matmul, memory(matmul.a_desc, cpu_engine(), nullptr), memory(matmul.b_desc, cpu_engine(), nullptr),
+                          memory(matmul.c_desc, cpu_engine(), nullptr), memory(matmul.bias_desc, cpu_engine(), nullptr),
+                          memory(matmul.scratchpad_desc, cpu_engine(), nullptr), {}};
+        fresh.arguments = {{DNNL_ARG_SRC, fresh.a}, {DNNL_ARG_WEIGHTS, fresh.b}, {DNNL_ARG_DST, fresh.c},
+                           {DNNL_ARG_SCRATCHPAD, fresh.scratchpad}};
+        if (key.bias) fresh.arguments.emplace(DNNL_ARG_BIAS, fresh.bias);
+        found = bound.emplace(key, std::move(fresh)).first;
     }
     return found->second;
 }
@@ -326,13 +330,8 @@ void execute_matmul(const void* A, const void* B, float* C, const GemmShape& s, 
         bound.b.set_data_handle(const_cast<void*>(B));
         bound.c.set_data_handle(C);
         bound.scratchpad.set_data_handle(scratchpad_bytes.data());
-        std::unordered_map<int, memory> arguments{{DNNL_ARG_SRC, bound.a}, {DNNL_ARG_WEIGHTS, bound.b},
-                                                  {DNNL_ARG_DST, bound.c}, {DNNL_ARG_SCRATCHPAD, bound.scratchpad}};
-        if (epilogue.bias) {
-            bound.bias.set_data_handle(const_cast<float*>(epilogue.bias));
-            arguments.emplace(DNNL_ARG_BIAS, bound.bias);
-        }
-        bound.matmul->primitive.execute(stream, arguments);
+        if (epilogue.bias) bound.bias.set_data_handle(const_cast<float*>(epilogue.bias));
+        bound.matmul->primitive.execute(stream, bound.arguments);
         stream.wait();
     } catch (const dnnl::error& e) {
         throw ShapeError(describe(s) + ": oneDNN refused it: " + e.what());
