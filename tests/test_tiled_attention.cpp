@@ -265,6 +265,24 @@ TEST_CASE("tiled attention's products batched over runs of batch items: uneven r
     CHECK(difference < 1e-5);
 }
 
+TEST_CASE("tiled attention: tiles that no mask touches skip the masking pass, and rows of 16 keys and more sum in lanes",
+          "[unit]") {
+    // Query tiles of 16 and key tiles of 20 (a row of 16 lanes and a tail of 4). Causal: most tiles
+    // lie wholly below the diagonal and are not masked, and the edge cuts the others at every
+    // offset. Without causal masking only item 1 has padding (its last 5 keys), so its last key
+    // tile is masked where item 0's is not. A temperature other than √D: it scales inside the exp.
+    const bool causal = GENERATE(false, true);
+    INFO("causal " << causal);
+    const int64_t B = 2, H = 2, T = 70, D = 8;
+    const TiledAttentionOptions options{.causal = causal, .key_padding_mask = padding_mask(T, {0, 5}), .temperature = 0.7,
+                                        .query_tile = 16, .key_tile = 20};
+    const double difference = fused_against_composed(
+        random_qkv(B, H, T, T, D, DType::f32, 23),
+        [&](const auto& in) { return tiled_attention(in[0], in[1], in[2], options); },
+        [&](const auto& in) { return composed_attention(in[0], in[1], in[2], options); });
+    CHECK(difference < 1e-5);
+}
+
 TEST_CASE("tiled attention's backward shares key tiles between threads when there are fewer heads than threads", "[unit]") {
     // One key/value head (B = 1, two query heads grouped on it) and 2 or 3 threads: the key tiles
     // are shared out, each thread summing dQ in its own buffer. Against one thread, which walks

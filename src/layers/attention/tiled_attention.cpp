@@ -137,13 +137,6 @@ void gemm_tile(const Problem<Real>& p, const TileRows<Real>& A, const TileRows<R
     kernels::gemm(A.real, B.real, C, shape);
 }
 
-// x rounded into x16 (n values) when the products run in bf16: a tile of P or dS as it is made.
-template <class Real>
-void round_tile(const Problem<Real>& p, const Real* x, kernels::bfloat16_bits* x16, int64_t n) {
-    if constexpr (std::is_same_v<Real, float>)
-        if (p.bf16) kernels::round_to_bfloat16(x, x16, n);
-}
-
 // Keys a query tile can see: all S, or with causal masking only j < i0 + rows + (S − T)
 // (query i sits at key position i + S − T: the bottom-right convention of masks.h).
 template <class Real>
@@ -151,14 +144,29 @@ int64_t key_end(const Problem<Real>& p, int64_t i0, int64_t rows) {
     return p.causal ? std::clamp<int64_t>(i0 + rows + p.S - p.T, 0, p.S) : p.S;
 }
 
-// S_ij = q_i·k_j / τ, or −∞ where query i may not see key j (a future key, padding, or the pattern)
+// Whether some query of the tile may not see some key of it: the causal edge crosses the tile
+// (its first query cannot see its last key), an item has padding among the tile's keys, or there
+// is a pattern. Most tiles of a long sequence need no mask, and skip the pass that applies it.
+template <class Real>
+bool tile_is_masked(const Problem<Real>& p, const Tile& t) {
+    if (p.pattern_hides || (p.causal && t.j0 + t.cols - 1 > t.i0 + p.S - p.T)) return true;
+    for (int64_t n = 0; n < t.items; ++n) {
+        const uint8_t* padding = p.key_is_padding + (t.b0 + n) * p.S + t.j0;   // (cols)
+        if (std::any_of(padding, padding + t.cols, [](uint8_t is_padding) { return is_padding != 0; })) return true;
+    }
+    return false;
+}
+
+// The raw scores S_ij = q_i·k_j, or −∞ where query i may not see key j (a future key, padding, or
+// the pattern). The scale 1/τ is applied where the weights are made, inside their exponent
+// (exp_row): one pass over the tile fewer.
 template <class Real>
 void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (items, rows, cols)
     gemm_tile(p, rows_of(p.Q, t.b0, t.h, t.i0), rows_of(p.K, t.b0, t.h / p.group, t.j0), S,   // (rows, D)·(cols, D)ᵀ per item
               {.batch = t.items, .M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .batch_stride_a = p.Q.real.batch_stride,
                .batch_stride_b = p.K.real.batch_stride, .batch_stride_c = t.rows * t.cols, .lda = p.Q.real.row_stride,
                .ldb = p.K.real.row_stride});
-    const Real inv_tau = p.inv_tau;
+    if (!tile_is_masked(p, t)) return;
     for (int64_t n = 0; n < t.items; ++n) {
         const uint8_t* padding = p.key_is_padding + (t.b0 + n) * p.S + t.j0;   // (cols)
         for (int64_t r = 0; r < t.rows; ++r) {
@@ -167,7 +175,7 @@ void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (items
             Real* S_r = S + (n * t.rows + r) * t.cols;
 #pragma omp simd   // `|`, not `||`: no branch, so the loop vectorises
             for (int64_t c = 0; c < t.cols; ++c)
-                S_r[c] = ((c >= visible) | (padding[c] != 0)) ? minus_infinity<Real> : S_r[c] * inv_tau;
+                S_r[c] = ((c >= visible) | (padding[c] != 0)) ? minus_infinity<Real> : S_r[c];
             if (!p.pattern_hides) continue;
             const uint8_t* hidden = p.pattern_hides + (t.i0 + r) * p.S + t.j0;   // (cols)
             for (int64_t c = 0; c < t.cols; ++c)
@@ -185,9 +193,47 @@ Real row_max(const Real* x, int64_t n) {
     return largest;
 }
 
-// The online-softmax update for one key tile, row by row of every item (S becomes P in place):
-//   m_new = max(m, max_j S_ij),   α = exp(m − m_new),   P_ij = exp(S_ij − m_new)
-//   ℓ ← α·ℓ + Σ_j P_ij,           O_i ← α·O_i          (the caller then adds P·V_j)
+// One row of weights from n raw scores, in place:  P_c = exp(S_c·inv_tau − shift)
+template <class Real>
+void exp_row(Real* S, Real inv_tau, Real shift, int64_t n) {
+#pragma omp simd
+    for (int64_t c = 0; c < n; ++c) S[c] = kernels::vector_exp(S[c] * inv_tau - shift);
+}
+
+// The same, returning Σ_c P_c. The sum is kept in 16 lanes (a vector of floats), added pairwise
+// at the end: with `omp simd reduction` GCC adds up a vector's lanes one by one through memory
+// at the end of every row, which cost a fifth of this loop at 128 keys.
+template <class Real>
+Real exp_row_sum(Real* S, Real inv_tau, Real shift, int64_t n) {
+    constexpr int64_t kLanes = 16;
+    Real lanes[kLanes] = {};
+    const auto exp_into_lanes = [&](Real* x, int64_t width) {
+#pragma omp simd
+        for (int64_t l = 0; l < width; ++l) {
+            x[l] = kernels::vector_exp(x[l] * inv_tau - shift);
+            lanes[l] += x[l];
+        }
+    };
+    int64_t c0 = 0;
+    for (; c0 + kLanes <= n; c0 += kLanes) exp_into_lanes(S + c0, kLanes);
+    exp_into_lanes(S + c0, n - c0);
+    for (int64_t half = kLanes / 2; half >= 1; half /= 2)
+        for (int64_t l = 0; l < half; ++l) lanes[l] += lanes[l + half];
+    return lanes[0];
+}
+
+// x rounded into x16 (n values) when the products run in bf16: a tile of P or dS as it is made.
+template <class Real>
+void round_tile(const Problem<Real>& p, const Real* x, kernels::bfloat16_bits* x16, int64_t n) {
+    if constexpr (std::is_same_v<Real, float>)
+        if (p.bf16) kernels::round_to_bfloat16(x, x16, n);
+}
+
+// The online-softmax update for one key tile, row by row of every item (S, raw scores, becomes
+// P in place):
+//   m_new = max(m, max_j S_ij/τ),   α = exp(m − m_new),   P_ij = exp(S_ij/τ − m_new)
+//   ℓ ← α·ℓ + Σ_j P_ij,             O_i ← α·O_i          (the caller then adds P·V_j)
+// (max_j S_ij/τ is (max_j S_ij)/τ exactly: τ > 0, and rounding keeps the order.)
 // A row with nothing visible yet keeps m = −∞, ℓ = 0, P = 0 (exp(−∞ − (−∞)) would be NaN).
 template <class Real>
 void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m, Real* ell, const HeadLayout<Real*>& O) {
@@ -195,19 +241,13 @@ void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m
         for (int64_t r = 0; r < t.rows; ++r) {
             const int64_t row = n * t.rows + r;
             Real* S_r = S + row * t.cols;
-            const Real m_new = std::max(m[row], row_max(S_r, t.cols));
+            const Real m_new = std::max(m[row], row_max(S_r, t.cols) * p.inv_tau);
             if (m_new == minus_infinity<Real>) {
                 std::fill_n(S_r, t.cols, Real(0));
                 continue;
             }
             const Real alpha = std::exp(m[row] - m_new);   // 0 when m was −∞
-            Real row_sum = 0;
-#pragma omp simd reduction(+ : row_sum)
-            for (int64_t c = 0; c < t.cols; ++c) {
-                S_r[c] = kernels::vector_exp(S_r[c] - m_new);
-                row_sum += S_r[c];
-            }
-            ell[row] = alpha * ell[row] + row_sum;
+            ell[row] = alpha * ell[row] + exp_row_sum(S_r, p.inv_tau, m_new, t.cols);
             m[row] = m_new;
             Real* O_r = O.row(t.b0 + n, t.h, t.i0 + r);
             for (int64_t d = 0; d < p.D; ++d) O_r[d] *= alpha;
@@ -247,7 +287,9 @@ void forward_query_tile(const Problem<Real>& p, int64_t b0, int64_t items, int64
         }
 }
 
-// Work is split over (run of batch items, head, query tile): each writes its own rows of O and L.
+// Work is split over (query tile, run of batch items, head): each writes its own rows of O and L.
+// Under a causal mask a later query tile sees more keys, so the tasks are handed out last query
+// tile first: the ones left for the end, when threads run out of work, are the small ones.
 template <class Real>
 void forward(const Problem<Real>& p, int64_t batch, const HeadLayout<Real*>& O, Real* L) {
     const int64_t query_tiles = ceil_div(p.T, p.query_tile);
@@ -258,9 +300,9 @@ void forward(const Problem<Real>& p, int64_t batch, const HeadLayout<Real*>& O, 
     {
         Scratch<Real> scratch(p, items);
 #pragma omp for collapse(3) schedule(dynamic)
-        for (int64_t run = 0; run < runs; ++run)
-            for (int64_t h = 0; h < p.H; ++h)
-                for (int64_t tile = 0; tile < query_tiles; ++tile) {
+        for (int64_t tile = query_tiles - 1; tile >= 0; --tile)
+            for (int64_t run = 0; run < runs; ++run)
+                for (int64_t h = 0; h < p.H; ++h) {
                     const int64_t b0 = run * items;
                     forward_query_tile(p, b0, std::min(items, batch - b0), h, tile * p.query_tile, O, L, scratch);
                 }
@@ -269,8 +311,8 @@ void forward(const Problem<Real>& p, int64_t batch, const HeadLayout<Real*>& O, 
 
 // Backward of one (query tile, key tile) for a run of items. In the forward this tile contributed
 // O_i += P·V_j with P = softmax weights; so now, with Δ_i = Σ_d dO_id·O_id (precomputed per row):
-//   P_ij = exp(S_ij − L_i)             the forward's weights, rebuilt from the saved logsumexp
-//   dV_j += Pᵀ·dO_i,   dP = dO_i·V_jᵀ,   dS = P ⊙ (dP − Δ_i) / τ   (softmax backward, and S = QKᵀ/τ)
+//   P_ij = exp(S_ij/τ − L_i)           the forward's weights, rebuilt from the saved logsumexp
+//   dV_j += Pᵀ·dO_i,   dP = dO_i·V_jᵀ,   dS = P ⊙ (dP − Δ_i) / τ   (softmax backward, and S/τ = QKᵀ/τ)
 //   dQ_i += dS·K_j,    dK_j += dSᵀ·Q_i
 // delta holds Δ for the run's items, T rows each.
 template <class Real>
@@ -279,17 +321,15 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
     Real* dP = scratch.dP.data();   // (items, rows, cols), becomes dS
     const int64_t block = t.rows * t.cols;
     score_tile(p, t, P);
-    for (int64_t n = 0; n < t.items; ++n) {   // P_ij = exp(S_ij − L_i)
+    for (int64_t n = 0; n < t.items; ++n) {   // P_ij = exp(S_ij/τ − L_i)
         const Real* L_i = g.L + ((t.b0 + n) * p.H + t.h) * p.T + t.i0;
         for (int64_t r = 0; r < t.rows; ++r) {
             Real* P_r = P + n * block + r * t.cols;
-            const Real L_r = L_i[r];
-            if (L_r == minus_infinity<Real>) {   // a fully masked row has no weights
+            if (L_i[r] == minus_infinity<Real>) {   // a fully masked row has no weights
                 std::fill_n(P_r, t.cols, Real(0));
                 continue;
             }
-#pragma omp simd
-            for (int64_t c = 0; c < t.cols; ++c) P_r[c] = kernels::vector_exp(P_r[c] - L_r);
+            exp_row(P_r, p.inv_tau, L_i[r], t.cols);
         }
     }
     round_tile(p, P, scratch.P16.data(), t.items * block);
