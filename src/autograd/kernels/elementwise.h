@@ -155,7 +155,7 @@ inline void add_into(Tensor& acc, const Tensor& x) {
         T* out = acc.data<T>();
         const T* in = x.data<T>();
         const int64_t n = acc.numel();
-        parallel_for(n, !use_reference() && n > kParallelGrain, [&](int64_t i) { out[i] += in[i]; });
+        parallel_for(n, !use_reference() && n > kParallelSumGrain, [&](int64_t i) { out[i] += in[i]; });
     });
 }
 

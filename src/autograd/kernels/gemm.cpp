@@ -481,8 +481,13 @@ private:
 // 128×512 weight) runs as the row loop on this thread alone: oneDNN would wake the other thread,
 // which costs more than the product (W4 generation, 2 threads: 199 tokens/s that way).
 //
-// A product too small to be worth waking the other thread for (an RNN step's 32×128×384) runs in
-// oneDNN on this thread alone: waking a sleeping thread costs ~40 µs here, as much as the product.
+// A product too small to be worth waking the other thread for runs in oneDNN on this thread
+// alone. bench_threads times one f32 product of 32 rows after the other thread has slept: two
+// threads lost up to 2²²·⁶ multiply-adds (32×384×256, a GRU step's input product in W2: 57 µs on
+// one thread, 89 on two) and won from 2²³ (176 against 161 µs), where the line now sits; at 2²¹
+// it had made W2 open 192 regions a step that each cost more than they saved.
+constexpr int64_t kTooSmallToShare = 1 << 17;  // batch·M·N·K in all: the row loop, no oneDNN
+constexpr int64_t kWorthSharing = 1 << 23;     // batch·M·N·K in all: below it, oneDNN on one thread
 void gemm(const float* A, const float* B, float* C, const GemmShape& s) { gemm(A, B, C, s, GemmEpilogue{}); }
 
 void gemm(const float* A, const float* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
@@ -492,8 +497,6 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s, const Ge
     count_flops(s);
     const MatmulPrecision precision = matmul_precision();
     constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
-    constexpr int64_t kTooSmallToShare = 1 << 17;  // batch·M·N·K in all
-    constexpr int64_t kWorthSharing = 1 << 21;     // batch·M·N·K in all, ~80 µs on one core
     const int64_t product = s.batch * s.M * s.N * s.K;
     if (product < kTooSmallToShare) {
         if (precision == MatmulPrecision::bf16) {
@@ -537,8 +540,6 @@ void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmSh
     count_flops(s);
     check_shape(s);
     if (handle_empty(C, s)) return;
-    constexpr int64_t kTooSmallToShare = 1 << 17;  // as for f32 operands
-    constexpr int64_t kWorthSharing = 1 << 21;
     const int64_t product = s.batch * s.M * s.N * s.K;
     if (product < kTooSmallToShare || has_strided_vector(s)) {
         row_loop(widened_operand(A, stored_a(s), 0), widened_operand(B, stored_b(s), 1), C, with_packed_operands(s),

@@ -27,6 +27,11 @@ private:
 // kernel of multiply-adds (the attention kernels' tiles) runs ~10 per ns, so its line is ~2²¹ of
 // them, gemm's own (kernels/gemm.cpp).
 inline constexpr int64_t kParallelGrain = 1 << 17;          // elements of a memory-bound pass
+// The tape's gradient sum, acc += x, is the cheapest pass of all (one add per 12 bytes moved), and
+// x was just written by the thread that sums it. bench_threads, after the other thread has slept:
+// two threads lost at every size up to 2²¹ floats (2¹⁸: 28 µs alone, 93 on two) and tied there.
+// At 2¹⁷ W2's 135 sums a step (2¹⁸–2¹⁹ floats each) took 7.6 ms on two threads, 3.7 on one.
+inline constexpr int64_t kParallelSumGrain = 1 << 21;       // elements of a gradient sum
 inline constexpr int64_t kParallelMultiplyAdds = 1 << 21;   // multiply-adds of a compute kernel
 
 // Runs body(i) for every i in [0, n): split over the threads when `parallel` and there are two
