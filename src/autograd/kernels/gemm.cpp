@@ -483,7 +483,7 @@ private:
 //
 // A product too small to be worth waking the other thread for runs in oneDNN on this thread
 // alone. bench_threads times one f32 product of 32 rows after the other thread has slept: two
-// threads lost up to 2²²·⁶ multiply-adds (32×384×256, a GRU step's input product in W2: 57 µs on
+// threads lost at 2²¹·⁶ multiply-adds (32×384×256, a GRU step's input product in W2: 57 µs on
 // one thread, 89 on two) and won from 2²³ (176 against 161 µs), where the line now sits; at 2²¹
 // it had made W2 open 192 regions a step that each cost more than they saved.
 constexpr int64_t kTooSmallToShare = 1 << 17;  // batch·M·N·K in all: the row loop, no oneDNN
