@@ -25,8 +25,8 @@ double microseconds_since(Clock::time_point start) {
     return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
-// 1 ms of arithmetic on this thread alone, over `data` (so it is in this core's caches, as an
-// op's output is when the next op reads it).
+// At least 1 ms of arithmetic on this thread alone, in whole passes over `data` (so it is in this
+// core's caches, as an op's output is when the next op reads it).
 void work_alone(std::vector<float>& data) {
     const auto start = Clock::now();
     while (microseconds_since(start) < 1000)

@@ -25,14 +25,14 @@ private:
 // softmax, layer norm, sums) runs about 0.1–0.3 ns an element on one thread, so the line sits at
 // 2¹⁷ elements (~25 µs): measured against 2¹⁵ and 2¹⁸ on W1–W4, the one no workload lost by. A
 // kernel of multiply-adds (the attention kernels' tiles) runs ~10 per ns, so its line is ~2²¹ of
-// them, gemm's own (kernels/gemm.cpp).
+// them. (One product handed to oneDNN's threads has its own line, 2²³: kernels/gemm.cpp.)
 inline constexpr int64_t kParallelGrain = 1 << 17;          // elements of a memory-bound pass
+inline constexpr int64_t kParallelMultiplyAdds = 1 << 21;   // multiply-adds of a compute kernel
 // The tape's gradient sum, acc += x, is the cheapest pass of all (one add per 12 bytes moved), and
 // x was just written by the thread that sums it. bench_threads, after the other thread has slept:
 // two threads lost at every size up to 2²¹ floats (2¹⁸: 28 µs alone, 93 on two) and tied there.
 // At 2¹⁷ W2's 135 sums a step (2¹⁸–2¹⁹ floats each) took 7.6 ms on two threads, 3.7 on one.
 inline constexpr int64_t kParallelSumGrain = 1 << 21;       // elements of a gradient sum
-inline constexpr int64_t kParallelMultiplyAdds = 1 << 21;   // multiply-adds of a compute kernel
 
 // Runs body(i) for every i in [0, n): split over the threads when `parallel` and there are two
 // or more tasks to split, else a plain loop on this thread. An OpenMP region that an `if` clause
