@@ -2,8 +2,9 @@
 // product (32 rows, an RNN step's or a weight gradient's shape) timed on one thread and on two, at
 // growing sizes. Each call comes after 1 ms of work on this thread alone, as an op comes after
 // other ops in a training step, so under OMP_WAIT_POLICY=passive (tapeformer's default) the other
-// thread has gone to sleep and must be woken. The size where two threads start to win is where the
-// kernels' thresholds belong (kernels/mode.h, kernels/gemm.cpp).
+// thread has gone to sleep and must be woken. The size where two threads start to win shows where
+// to look for the kernels' thresholds (kernels/mode.h, kernels/gemm.cpp). What it reads changes
+// with the host's state from day to day, so whole training steps on both sides of a line set it.
 // Usage: bench_threads [--reps N]        (median of N calls each, default 21)
 #include "autograd/kernels/gemm.h"
 #include "autograd/kernels/mode.h"

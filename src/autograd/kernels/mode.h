@@ -32,6 +32,8 @@ inline constexpr int64_t kParallelMultiplyAdds = 1 << 21;   // multiply-adds of 
 // x was just written by the thread that sums it. bench_threads, after the other thread has slept:
 // two threads lost at every size up to 2²¹ floats (2¹⁸: 28 µs alone, 93 on two) and tied there.
 // At 2¹⁷ W2's 135 sums a step (2¹⁸–2¹⁹ floats each) took 7.6 ms on two threads, 3.7 on one.
+// With gemm's line, this one made W2 1.09–1.15× faster on two threads here, and level on an AMX
+// Xeon (bench/README.md), though bench_threads on another day found two threads winning from 2¹⁷.
 inline constexpr int64_t kParallelSumGrain = 1 << 21;       // elements of a gradient sum
 
 // Runs body(i) for every i in [0, n): split over the threads when `parallel` and there are two
