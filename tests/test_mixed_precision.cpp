@@ -1,17 +1,20 @@
 // Mixed precision: bfloat16 rounding worked by hand, and f32 products under MatmulPrecision::bf16
 // equal to the reference loop on operands rounded to bf16 (so the rounding, and nothing else, is
-// what changes), on odd shapes, transposes, broadcast batches and accumulate.
+// what changes), on odd shapes, transposes, broadcast batches and accumulate; the ops that round
+// an operand once and keep it (tiled attention, linear) likewise.
 #include "catch.h"
 
 #include "autograd/error.h"
 #include "autograd/kernels/bfloat16.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/kernels/matmul_precision.h"
+#include "autograd/ops.h"
 #include "autograd/storage.h"
 #include "autograd/tape.h"
 #include "layers/attention/tiled_attention.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -246,4 +249,90 @@ TEST_CASE("tiled attention in bf16: the inputs' rounded copies are tensor memory
         return tf::memory::peak_bytes() - before;
     };
     CHECK(forward_peak(MatmulPrecision::bf16) - forward_peak(MatmulPrecision::fp32) == qkv.numel() * 2);
+}
+
+namespace {
+
+// The values of an f32 tensor, each rounded to bf16 and back.
+std::vector<float> rounded_values(const tf::Tensor& x) {
+    const auto values = x.to_vector();
+    return rounded_to_bfloat16(std::vector<float>(values.begin(), values.end()));
+}
+
+// max |actual − expected| / (1 + |expected|)
+double relative_error(const tf::Tensor& actual, const std::vector<float>& expected) {
+    const auto values = actual.to_vector();
+    double worst = 0;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        worst = std::max(worst, std::abs(values[i] - expected[i]) / (1 + std::abs(double(expected[i]))));
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("linear in bf16: x, W and the output gradient rounded once each, the products those of the rounded operands", "[unit][precision]") {
+    if (!cpu_has_bf16()) {
+        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
+        return;
+    }
+    // (rows, K, N): the row loop's size, then oneDNN's; with and without the ReLU epilogue
+    for (const auto [rows, K, N] : {std::array<int64_t, 3>{21, 33, 45}, std::array<int64_t, 3>{300, 64, 129}})
+        for (const auto activation : {tf::LinearActivation::none, tf::LinearActivation::relu}) {
+            INFO("rows " << rows << " K " << K << " N " << N << " relu " << (activation == tf::LinearActivation::relu));
+            tf::Rng rng(31);
+            const tf::Tensor x = tf::Tensor::uniform({3, rows / 3, K}, -1, 1, rng).set_requires_grad();
+            const tf::Tensor W = tf::Tensor::uniform({N, K}, -1, 1, rng).set_requires_grad();
+            const tf::Tensor b = tf::Tensor::uniform({N}, -1, 1, rng).set_requires_grad();
+            const tf::Tensor dy = tf::Tensor::uniform({3, rows / 3, N}, -1, 1, rng);
+            tf::Tensor y;
+            {
+                const tf::kernels::MatmulPrecisionScope bf16(MatmulPrecision::bf16);
+                tf::Tape::current().clear();
+                y = tf::linear(x, W, b, activation);
+                tf::Tape::current().backward(y, dy);
+            }
+            // y = act(x₁₆·W₁₆ᵀ + b);  g = dy ⊙ [y > 0] for the ReLU;  dx = g₁₆·W₁₆,  dW = g₁₆ᵀ·x₁₆,  db = Σ_rows g
+            const auto x16 = rounded_values(x), W16 = rounded_values(W);
+            std::vector<float> expected_y(rows * N), dx(rows * K), dW(N * K), db(N, 0.0f);
+            tf::kernels::gemm_reference(x16.data(), W16.data(), expected_y.data(), {.M = rows, .N = N, .K = K, .trans_b = true});
+            const auto b_values = b.to_vector(), dy_values = dy.to_vector();
+            std::vector<float> g(rows * N);
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t n = 0; n < N; ++n) {
+                    float& value = expected_y[r * N + n];
+                    value += static_cast<float>(b_values[n]);
+                    const bool passes = activation == tf::LinearActivation::none || value > 0;
+                    if (!passes) value = 0;
+                    g[r * N + n] = passes ? static_cast<float>(dy_values[r * N + n]) : 0.0f;
+                    db[n] += g[r * N + n];
+                }
+            const auto g16 = rounded_to_bfloat16(g);
+            tf::kernels::gemm_reference(g16.data(), W16.data(), dx.data(), {.M = rows, .N = K, .K = N});
+            tf::kernels::gemm_reference(g16.data(), x16.data(), dW.data(), {.M = N, .N = K, .K = rows, .trans_a = true});
+            CHECK(relative_error(y, expected_y) < 1e-5);
+            CHECK(relative_error(x.grad(), dx) < 1e-5);
+            CHECK(relative_error(W.grad(), dW) < 1e-5);
+            CHECK(relative_error(b.grad(), db) < 1e-5);
+        }
+}
+
+TEST_CASE("linear in bf16: the rounded x and W it keeps for the backward are tensor memory, counted in peak memory", "[unit][precision]") {
+    if (!cpu_has_bf16()) {
+        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
+        return;
+    }
+    // The forward's peak above what was live before it: y in fp32; in bf16 also x and W rounded,
+    // 2 bytes a value (sizes whole multiples of the 64-byte allocation unit).
+    tf::Rng rng(37);
+    const tf::Tensor x = tf::Tensor::uniform({4, 8, 32}, -1, 1, rng), W = tf::Tensor::uniform({48, 32}, -1, 1, rng);
+    const tf::Tensor b = tf::Tensor::zeros({48}, tf::DType::f32);
+    const auto forward_peak = [&](MatmulPrecision precision) {
+        const tf::kernels::MatmulPrecisionScope scope(precision);
+        tf::Tape::current().clear();
+        const int64_t before = tf::memory::live_bytes();
+        tf::memory::reset_peak();
+        const tf::Tensor y = tf::linear(x, W, b);
+        return tf::memory::peak_bytes() - before;
+    };
+    CHECK(forward_peak(MatmulPrecision::bf16) - forward_peak(MatmulPrecision::fp32) == (x.numel() + W.numel()) * 2);
 }

@@ -421,6 +421,14 @@ bool has_strided_vector(const GemmShape& s) {
            strided_vector(s.M, s.N, false, row_stride_c(s));
 }
 
+// Whether the product has an epilogue, which needs one matrix, not accumulating (else ShapeError).
+bool has_checked_epilogue(const GemmShape& s, const GemmEpilogue& epilogue) {
+    const bool has_epilogue = epilogue.bias || epilogue.activation != GemmActivation::none;
+    if (has_epilogue && (s.batch != 1 || s.accumulate))
+        throw ShapeError(describe(s) + ": a bias or activation needs one matrix, not accumulating");
+    return has_epilogue;
+}
+
 // C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first (packed) and the primitive
 // multiplies bf16 and sums in f32.
 void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s, MatmulPrecision precision,
@@ -491,9 +499,7 @@ constexpr int64_t kWorthSharing = 1 << 23;     // batch·M·N·K in all: below i
 void gemm(const float* A, const float* B, float* C, const GemmShape& s) { gemm(A, B, C, s, GemmEpilogue{}); }
 
 void gemm(const float* A, const float* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
-    const bool has_epilogue = epilogue.bias || epilogue.activation != GemmActivation::none;
-    if (has_epilogue && (s.batch != 1 || s.accumulate))
-        throw ShapeError(describe(s) + ": a bias or activation needs one matrix, not accumulating");
+    const bool has_epilogue = has_checked_epilogue(s, epilogue);
     count_flops(s);
     const MatmulPrecision precision = matmul_precision();
     constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
@@ -536,7 +542,10 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s, const Ge
     }
     if (failure) std::rethrow_exception(failure);
 }
-void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmShape& s) {
+void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmShape& s) { gemm(A, B, C, s, GemmEpilogue{}); }
+
+void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
+    const bool has_epilogue = has_checked_epilogue(s, epilogue);
     count_flops(s);
     check_shape(s);
     if (handle_empty(C, s)) return;
@@ -544,14 +553,15 @@ void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmSh
     if (product < kTooSmallToShare || has_strided_vector(s)) {
         row_loop(widened_operand(A, stored_a(s), 0), widened_operand(B, stored_b(s), 1), C, with_packed_operands(s),
                  RowThreads::this_thread_only);
+        if (has_epilogue) apply_epilogue(C, s, epilogue);
         return;
     }
     if (product < kWorthSharing && omp_get_max_threads() > 1 && !omp_in_parallel()) {
         const OneThreadForScope this_thread_only;
-        execute_matmul(A, B, C, s, MatmulPrecision::bf16, {});
+        execute_matmul(A, B, C, s, MatmulPrecision::bf16, epilogue);
         return;
     }
-    execute_matmul(A, B, C, s, MatmulPrecision::bf16, {});
+    execute_matmul(A, B, C, s, MatmulPrecision::bf16, epilogue);
 }
 
 void gemm(const double* A, const double* B, double* C, const GemmShape& s) {

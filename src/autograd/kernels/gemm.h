@@ -57,8 +57,10 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s, const Ge
 
 // The same product on operands already rounded to bf16 (bfloat16.h), summed and written in f32:
 // for a kernel that rounds each operand once and multiplies it many times (the attention tiles),
-// where the f32 entry point would round it again on every call.
+// where the f32 entry point would round it again on every call; and with an epilogue (one
+// matrix, not accumulating) for a linear layer that keeps its rounded input for the backward.
 void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmShape& s);
+void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue);
 
 // FLOPs (2·batch·M·N·K) of every gemm and gemm_reference call since the last reset, summed over
 // threads: how a benchmark counts the matmul work of one training step.

@@ -1,6 +1,10 @@
 // Matrix multiply with batch broadcasting, on the gemm kernel (oneDNN for f32).
 #include <algorithm>
+#include <optional>
+#include <tuple>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "autograd/error.h"
 #include "autograd/kernels/elementwise.h"
@@ -8,6 +12,7 @@
 #include "autograd/kernels/mode.h"
 #include "autograd/kernels/reduce.h"
 #include "autograd/ops.h"
+#include "autograd/rounded_copy.h"
 #include "autograd/tape.h"
 
 namespace tf {
@@ -87,6 +92,30 @@ Tensor matmul_forward(const Tensor& a_in, const Tensor& b_in, const MatmulOption
 // Flattens (…, M, K) to (…·M, K): how the folded case's weight gradient becomes one gemm.
 Tensor rows_2d(const Tensor& x) { return x.view({x.numel() / x.size(-1), x.size(-1)}); }
 
+// A linear layer's x (rows, K) and W (N, K) rounded to bf16 once in the forward, under bf16
+// products, and kept: its backward multiplies both again.
+struct RoundedLinearOperands {
+    RoundedCopy x, weight;
+};
+
+// dx = g·W (rows, K) and dW = gᵀ·x (N, K) on bf16 operands: x and W as the forward rounded them,
+// g (rows, N) rounded here once for both products.
+std::pair<Tensor, Tensor> rounded_linear_grads(const Tensor& g, const RoundedLinearOperands& rounded, const Tensor& x,
+                                               const Tensor& weight, const std::vector<bool>& needs) {
+    const int64_t rows = g.size(0), N = g.size(1), K = weight.size(1);
+    const RoundedCopy g_rounded(g);
+    Tensor dx, dweight;
+    if (needs[0]) {
+        dx = Tensor(x.shape(), DType::f32);
+        kernels::gemm(g_rounded.values(), rounded.weight.values(), dx.data<float>(), {.M = rows, .N = K, .K = N});
+    }
+    if (needs[1]) {
+        dweight = Tensor(weight.shape(), DType::f32);
+        kernels::gemm(g_rounded.values(), rounded.x.values(), dweight.data<float>(), {.M = N, .N = K, .K = rows, .trans_a = true});
+    }
+    return {dx, dweight};
+}
+
 }  // namespace
 
 // ── matmul ──  C = op(A)·op(B),  op(X) = X or Xᵀ             A: (…, M, K)  B: (…, K, N)  C: (…, M, N)
@@ -114,7 +143,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options) {
 
 // ── linear ──  y = act(x·Wᵀ + b),  act = identity or ReLU        x: (…, K)  W: (N, K)  b: (N)  y: (…, N)
 // The fast path hands b and the ReLU to the GEMM's epilogue, so y is written once; the readable
-// path starts every output row as b, adds x·Wᵀ into it, then applies the ReLU.
+// path starts every output row as b, adds x·Wᵀ into it, then applies the ReLU. Under bf16
+// products x and W are rounded once and kept, and g once: three roundings a layer, not six.
 // Backward:  g = dy, or for ReLU g = dy ⊙ [y > 0] (y > 0 exactly where x·Wᵀ + b > 0)
 //            dx = g·W,   dW = gᵀ·x (all rows at once),   db = Σ_rows g   (for ReLU in g's own pass)
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation) {
@@ -130,13 +160,17 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearA
     out_shape.back() = N;
     Tensor y(std::move(out_shape), x.dtype());
     const kernels::GemmShape shape{.M = rows, .N = N, .K = K, .trans_b = true};
+    std::optional<RoundedLinearOperands> rounded;
+    if (products_in_bf16(x.dtype())) rounded = RoundedLinearOperands{RoundedCopy(x), RoundedCopy(weight)};
     dispatch(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         T* out = y.data<T>();
         if constexpr (std::is_same_v<T, float>) {
             if (!kernels::use_reference()) {
-                kernels::gemm(x.data<T>(), weight.data<T>(), out, shape,
-                              {.bias = bias.data<T>(), .activation = relu ? kernels::GemmActivation::relu : kernels::GemmActivation::none});
+                const kernels::GemmEpilogue epilogue{.bias = bias.data<T>(),
+                                                     .activation = relu ? kernels::GemmActivation::relu : kernels::GemmActivation::none};
+                if (rounded) kernels::gemm(rounded->x.values(), rounded->weight.values(), out, shape, epilogue);
+                else kernels::gemm(x.data<T>(), weight.data<T>(), out, shape, epilogue);
                 return;
             }
         }
@@ -148,7 +182,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearA
         if (relu)
             for (int64_t i = 0; i < rows * N; ++i) out[i] = std::max(out[i], T(0));
     });
-    return record("linear", {x, weight, bias}, y, [x, weight, y, relu](const Tensor& dy, const std::vector<bool>& needs) -> Grads {
+    return record("linear", {x, weight, bias}, y, [x, weight, y, relu, rounded](const Tensor& dy, const std::vector<bool>& needs) -> Grads {
         Tensor g = rows_2d(dy), dbias;
         if (relu) {
             Tensor masked(g.shape(), g.dtype());
@@ -162,8 +196,12 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearA
             dbias = sum(g, {0});
         }
         Tensor dx, dweight;
-        if (needs[0]) dx = matmul_forward(g, weight, {false, false}).view(x.shape());
-        if (needs[1]) dweight = matmul_forward(g, rows_2d(x), {true, false});
+        if (rounded) {
+            std::tie(dx, dweight) = rounded_linear_grads(g, *rounded, x, weight, needs);
+        } else {
+            if (needs[0]) dx = matmul_forward(g, weight, {false, false}).view(x.shape());
+            if (needs[1]) dweight = matmul_forward(g, rows_2d(x), {true, false});
+        }
         return {dx, dweight, needs[2] ? dbias : Tensor()};
     });
 }

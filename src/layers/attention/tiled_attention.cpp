@@ -19,10 +19,9 @@
 #include "autograd/error.h"
 #include "autograd/kernels/bfloat16.h"
 #include "autograd/kernels/gemm.h"
-#include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
-#include "autograd/storage.h"
+#include "autograd/rounded_copy.h"
 #include "autograd/tape.h"
 #include "autograd/kernels/vector_math.h"
 #include "layers/attention/scaled_dot_product.h"
@@ -550,21 +549,11 @@ struct Placements {
     HeadPlacement Q, K, V, O;   // O's input index is unused: the output (and dO) has its own buffer
 };
 
-// Whether the products run in bf16: f32 inputs under bf16 precision, not the reference loops.
-bool products_in_bf16(DType dtype) {
-    return dtype == DType::f32 && !kernels::use_reference() && kernels::matmul_precision() == kernels::MatmulPrecision::bf16;
-}
-
-// Each (f32) tensor rounded to bf16 once, in its own layout. The copies are tensor memory
-// (Storage): counted in peak memory and held to its limit like the tensors they copy.
-using RoundedTensors = std::vector<std::shared_ptr<const Storage>>;
+// Each (f32) tensor rounded to bf16 once, in its own layout (none in fp32).
+using RoundedTensors = std::vector<RoundedCopy>;
 RoundedTensors rounded_copies(const std::vector<Tensor>& tensors) {
     RoundedTensors rounded;
-    for (const Tensor& x : tensors) {
-        auto copy = std::make_shared<Storage>(static_cast<std::size_t>(x.numel()) * sizeof(kernels::bfloat16_bits));
-        kernels::round_to_bfloat16(x.data<float>(), static_cast<kernels::bfloat16_bits*>(copy->data()), x.numel());
-        rounded.push_back(std::move(copy));
-    }
+    for (const Tensor& x : tensors) rounded.emplace_back(x);
     return rounded;
 }
 
@@ -572,8 +561,7 @@ RoundedTensors rounded_copies(const std::vector<Tensor>& tensors) {
 template <class Real>
 Heads<Real> heads_at(const HeadPlacement& place, const std::vector<Tensor>& tensors, const RoundedTensors& rounded) {
     if (rounded.empty()) return {place.in(tensors[place.input].data<Real>()), {}};
-    const auto* rounded_values = static_cast<const kernels::bfloat16_bits*>(rounded[place.input]->data());
-    return {place.in(tensors[place.input].data<Real>()), place.in(rounded_values)};
+    return {place.in(tensors[place.input].data<Real>()), place.in(rounded[place.input].values())};
 }
 
 template <class Real>

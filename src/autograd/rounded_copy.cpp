@@ -1,0 +1,31 @@
+#include "autograd/rounded_copy.h"
+
+#include <algorithm>
+
+#include "autograd/error.h"
+#include "autograd/kernels/matmul_precision.h"
+#include "autograd/kernels/mode.h"
+
+namespace tf {
+
+bool products_in_bf16(DType dtype) {
+    return dtype == DType::f32 && !kernels::use_reference() && kernels::matmul_precision() == kernels::MatmulPrecision::bf16;
+}
+
+// Rounding is a pass over memory: large tensors are rounded in kParallelGrain-sized chunks shared
+// out over the threads (a W1 feed-forward gradient is 2²⁰ values), small ones on this thread.
+RoundedCopy::RoundedCopy(const Tensor& x) {
+    if (x.dtype() != DType::f32) throw ValueError("RoundedCopy: expected an f32 tensor, got " + dtype_name(x.dtype()));
+    const int64_t n = x.numel();
+    auto storage = std::make_shared<Storage>(static_cast<std::size_t>(n) * sizeof(kernels::bfloat16_bits));
+    const float* from = x.data<float>();
+    auto* to = static_cast<kernels::bfloat16_bits*>(storage->data());
+    constexpr int64_t kChunk = kernels::kParallelGrain;
+    kernels::parallel_for((n + kChunk - 1) / kChunk, true, [&](int64_t chunk) {
+        const int64_t begin = chunk * kChunk;
+        kernels::round_to_bfloat16(from + begin, to + begin, std::min(kChunk, n - begin));
+    });
+    storage_ = std::move(storage);
+}
+
+}  // namespace tf
