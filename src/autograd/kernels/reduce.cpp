@@ -60,12 +60,18 @@ void relu_backward_column_sums(const T* y, const T* dy, T* g, T* column_sums, in
     const int threads = !use_reference() && rows * cols > kParallelGrain ? std::min<int64_t>(num_threads(), rows) : 1;
     std::vector<T> partial(static_cast<std::size_t>(threads * cols), T(0));
     parallel_for(threads, threads > 1, [&](int64_t thread) {
+        // The pointers copied into locals: read through the captured references inside the
+        // OpenMP region, GCC 12 reloaded them for every element and left the loop scalar (a
+        // tenth of a W1 training step at 2 threads, against 1.5 % of it on one).
+        const T* y_rows = y;
+        const T* dy_rows = dy;
+        T* g_rows = g;
         T* sums = partial.data() + thread * cols;
         for (int64_t i = rows * thread / threads; i < rows * (thread + 1) / threads; ++i)
 #pragma omp simd
             for (int64_t j = 0; j < cols; ++j) {
-                const T g_ij = y[i * cols + j] > 0 ? dy[i * cols + j] : T(0);
-                g[i * cols + j] = g_ij;
+                const T g_ij = y_rows[i * cols + j] > 0 ? dy_rows[i * cols + j] : T(0);
+                g_rows[i * cols + j] = g_ij;
                 sums[j] += g_ij;
             }
     });
