@@ -270,7 +270,7 @@ double relative_error(const tf::Tensor& actual, const std::vector<float>& expect
 
 }  // namespace
 
-TEST_CASE("linear in bf16: x, W and the output gradient rounded once each, the products those of the rounded operands", "[unit][precision]") {
+TEST_CASE("linear in bf16: its output and gradients are the products of the rounded x, W and output gradient", "[unit][precision]") {
     if (!cpu_has_bf16()) {
         CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
         return;
