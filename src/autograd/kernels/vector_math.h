@@ -10,10 +10,14 @@
 
 namespace tf::kernels {
 
+// The f32 functions are always inlined: a loop vectorises only around an inlined body, and GCC's
+// inliner, out of budget in a large function, once left a call there (GELU's backward on one
+// thread ran 10× slower than on two, where the loop sits in a function of its own).
+
 // exp(x) = 2ⁿ·eʳ with n = round(x·log₂e) and r = x − n·ln 2 ∈ [−ln2/2, ln2/2]; eʳ by a degree-6
 // polynomial (relative error ≈ 1 float ulp), 2ⁿ by writing n into the exponent bits.
 // Below −87 (including −∞) it returns exactly 0, so a masked score gets exactly zero weight.
-inline float vector_exp(float x) {
+[[gnu::always_inline]] inline float vector_exp(float x) {
     const bool underflows = x < -87.0f;           // exp(−87) ≈ 1.6e−38, near the smallest normal float
     x = std::min(std::max(x, -87.0f), 88.0f);     // keeps 2ⁿ a normal float
     const float n = std::nearbyint(x * 1.44269504088896341f);   // (std::floor would not vectorise)
@@ -31,7 +35,7 @@ inline float vector_exp(float x) {
 
 // tanh x = x + x³·P(x²) for |x| < 0.625 (Cephes' minimax polynomial: no cancellation near 0),
 // else sign(x)·(1 − 2 / (e^{2|x|} + 1)); within 2 float ulps. Large |x| gives exactly ±1.
-inline float vector_tanh(float x) {
+[[gnu::always_inline]] inline float vector_tanh(float x) {
     const float a = std::abs(x);
     const float z = x * x;
     float p = -5.70498872745e-3f;
@@ -45,7 +49,7 @@ inline float vector_tanh(float x) {
 }
 
 // σ(x) = 1 / (1 + e⁻ˣ) for x ≥ 0, eˣ / (1 + eˣ) for x < 0: e^{−|x|} never overflows.
-inline float vector_sigmoid(float x) {
+[[gnu::always_inline]] inline float vector_sigmoid(float x) {
     const float e = vector_exp(-std::abs(x));
     return (x >= 0 ? 1.0f : e) / (1.0f + e);
 }
@@ -54,7 +58,7 @@ inline float vector_sigmoid(float x) {
 // Recipes' Chebyshev fit: erfc(u) = t·exp(−u² − 1.26551223 + t·P(t)), t = 1/(1 + u/2), relative
 // error < 1.2e−7 everywhere. Then Φ(x) = ½·erfc(|x|/√2) for x < 0 (the tail keeps its relative
 // precision) and 1 − ½·erfc(x/√2) for x ≥ 0.
-inline float vector_normal_cdf(float x) {
+[[gnu::always_inline]] inline float vector_normal_cdf(float x) {
     const float u = std::abs(x) * 0.70710678118654752f;
     const float t = 1.0f / (1.0f + 0.5f * u);
     float p = 0.17087277f;
