@@ -215,6 +215,22 @@ TEST_CASE("cross_entropy with every target ignored is 0 with 0 gradient, not NaN
     REQUIRE_THROWS_WITH(cross_entropy(logits, IndexTensor({0}, {1})), Catch::Contains("cross_entropy: logits (2,2)"));
 }
 
+TEST_CASE("cross_entropy without label smoothing scores a row with −inf (masked) classes, in f32 and f64", "[unit]") {
+    const double inf = std::numeric_limits<double>::infinity();
+    for (const DType dtype : {DType::f32, DType::f64}) {
+        INFO("dtype " << dtype_name(dtype));
+        Tape::current().clear();
+        Tensor logits = Tensor::from_data({0, -inf, std::log(3.0), 5, 5, -inf}, {2, 3}, dtype);
+        logits.set_requires_grad();
+        // row 0: p = (1/4, 0, 3/4), target 2;  row 1: p = (1/2, 1/2, 0), target 0
+        const Tensor loss = cross_entropy(logits, IndexTensor({2, 0}, {2}));
+        CHECK(loss.item() == Approx((std::log(4.0 / 3.0) + std::log(2.0)) / 2).epsilon(1e-6));
+        Tape::current().backward(loss);
+        // d/dz = (p − onehot) / rows; a masked class has p = 0 and no target, so no gradient
+        require_values(logits.grad(), {0.125, 0, -0.125, -0.25, 0.25, 0}, 1e-6);
+    }
+}
+
 TEST_CASE("edge cases: pow with exponent 0 has gradient 0 at x = 0, a sum over no axes leaves x a leaf, bad reshapes and all -inf cross-entropy rows are errors",
           "[unit]") {
     Tape::current().clear();

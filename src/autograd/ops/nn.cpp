@@ -153,9 +153,13 @@ Tensor cross_entropy(const Tensor& logits, const IndexTensor& targets, CrossEntr
             if (std::all_of(z + r * vocab, z + (r + 1) * vocab, [](T v) { return v == -std::numeric_limits<T>::infinity(); }))
                 throw ValueError("cross_entropy: row " + std::to_string(r) + " has every logit −inf: no distribution to " +
                                  "score its target against (ignore the row with ignore_index, or mask fewer classes)");
+            total -= (1 - eps) * lp[r * vocab + targets.values[r]];
+            // The smoothing term, only with smoothing: a class masked with a −∞ logit has log p = −∞,
+            // and 0·(−∞) would make the loss NaN.
+            if (eps == 0) continue;
             double row_sum = 0;
             for (int64_t v = 0; v < vocab; ++v) row_sum += lp[r * vocab + v];
-            total -= (1 - eps) * lp[r * vocab + targets.values[r]] + eps / static_cast<double>(vocab) * row_sum;
+            total -= eps / static_cast<double>(vocab) * row_sum;
         }
     });
     // With every target ignored there is nothing to average: the loss is 0 (and so is its gradient).
