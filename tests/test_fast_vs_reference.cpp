@@ -120,8 +120,11 @@ TEST_CASE("fast path equals reference: softmax, log_softmax, layer_norm, cross_e
     std::vector<int64_t> targets;
     for (int64_t i = 0; i < n * 65; ++i) targets.push_back(i % 7 == 0 ? -100 : i % 300);
     const IndexTensor target_ids(targets, {n * 65});
-    require_fast_equals_reference([target_ids](const auto& in) { return cross_entropy(in[0], target_ids, {-100, 0.1}); },
-                                  {random({n * 65, 300})});
+    for (const double smoothing : {0.0, 0.1}) {
+        INFO("label smoothing " << smoothing);
+        require_fast_equals_reference([target_ids, smoothing](const auto& in) { return cross_entropy(in[0], target_ids, {-100, smoothing}); },
+                                      {random({n * 65, 300})});
+    }
 }
 
 TEST_CASE("fast path equals reference: permute and transpose", "[unit]") {

@@ -9,7 +9,9 @@
 #include "autograd/error.h"
 #include "autograd/kernels/elementwise.h"
 #include "autograd/kernels/layer_norm.h"
+#include "autograd/kernels/mode.h"
 #include "autograd/kernels/softmax.h"
+#include "autograd/kernels/vector_math.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 
@@ -173,12 +175,21 @@ Tensor cross_entropy(const Tensor& logits, const IndexTensor& targets, CrossEntr
             const T smooth = static_cast<T>(options.label_smoothing / static_cast<double>(vocab));
             const T* lp = log_probs.data<T>();
             T* d = dlogits.data<T>();
+            // d_v = (p_v − ε/V − (1 − ε)·[v = target])·scale,  p_v = exp(log p_v); `exp_of` is std::exp
+            // for the reference and the vectorisable vector_exp for the fast path.
+            const auto rows_with = [&](auto exp_of) {
 #pragma omp parallel for if (rows * vocab > kernels::kParallelGrain) schedule(static)
-            for (int64_t r = 0; r < rows; ++r) {
-                if (targets.values[r] == options.ignore_index) continue;
-                for (int64_t v = 0; v < vocab; ++v) d[r * vocab + v] = (std::exp(lp[r * vocab + v]) - smooth) * scale;
-                d[r * vocab + targets.values[r]] -= static_cast<T>(1.0 - options.label_smoothing) * scale;
-            }
+                for (int64_t r = 0; r < rows; ++r) {
+                    if (targets.values[r] == options.ignore_index) continue;
+                    T* d_r = d + r * vocab;
+                    const T* lp_r = lp + r * vocab;
+#pragma omp simd
+                    for (int64_t v = 0; v < vocab; ++v) d_r[v] = (exp_of(lp_r[v]) - smooth) * scale;
+                    d_r[targets.values[r]] -= static_cast<T>(1.0 - options.label_smoothing) * scale;
+                }
+            };
+            if (kernels::use_reference()) rows_with([](T v) { return std::exp(v); });
+            else rows_with([](T v) { return kernels::vector_exp(v); });
         });
         return {dlogits};
     });
