@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -86,6 +87,20 @@ TEST_CASE("every statement comes out as expected on random weights, for several 
         CHECK_FALSE(checks.back().holds);
         CHECK_THAT(checks.back().measured, Contains("the claim is false in general: counterexample"));
     }
+}
+
+TEST_CASE("max_relative_difference counts a NaN or an infinity on one side as an infinite difference", "[unit][theorems]") {
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    const auto difference = [](std::vector<double> a, std::vector<double> b) {
+        const Shape shape{static_cast<int64_t>(a.size())};
+        return max_relative_difference(Tensor::from_data(a, shape, DType::f64), Tensor::from_data(b, shape, DType::f64));
+    };
+    CHECK(difference({1, 3}, {1, 2}) == Approx(1.0 / 3));        // |3 − 2| / (1 + 2)
+    CHECK(difference({1, nan}, {1, 2}) == inf);                  // std::max(worst, NaN) kept worst: this read 0
+    CHECK(difference({1, 2}, {nan, 2}) == inf);
+    CHECK(difference({inf, 2}, {1, 2}) == inf);
+    CHECK(difference({-inf, 2}, {inf, 2}) == inf);
+    CHECK(difference({nan, -inf, 5}, {nan, -inf, 5}) == 0);      // the same NaN and infinity on both sides agree
 }
 
 TEST_CASE("every docs/math reference names a file and a section heading that exist", "[unit][theorems]") {

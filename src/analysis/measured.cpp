@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "analysis/report.h"
 #include "autograd/error.h"
@@ -16,7 +17,12 @@ double max_relative_difference(const Tensor& a, const Tensor& b) {
         throw ShapeError("max_relative_difference: shapes " + to_string(a.shape()) + " and " + to_string(b.shape()) + " differ");
     const std::vector<double> x = a.to_vector(), y = b.to_vector();
     double worst = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - y[i]) / (1 + std::abs(y[i])));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        if (x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]))) continue;   // equal infinities too
+        const double difference = std::abs(x[i] - y[i]) / (1 + std::abs(y[i]));
+        // std::max(worst, NaN) would keep worst: a NaN or an infinity on one side must count
+        if (!(difference <= worst)) worst = std::isnan(difference) ? std::numeric_limits<double>::infinity() : difference;
+    }
     return worst;
 }
 

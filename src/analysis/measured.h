@@ -17,8 +17,9 @@ struct Measured {
 // Equal up to rounding: f64 sums of a few dozen terms agree to ~1e-15, f32 ones to ~1e-6.
 double rounding_tolerance(const Tensor& x);  // 1e-12 for f64, 1e-5 for f32
 
-// max_i |a_i − b_i| / (1 + |b_i|): relative where b is large, absolute near 0. Throws ShapeError
-// when the shapes differ.
+// max_i |a_i − b_i| / (1 + |b_i|): relative where b is large, absolute near 0. A NaN on one side
+// only, or infinities that differ, is an infinite difference (NaN on both sides agrees). Throws
+// ShapeError when the shapes differ.
 double max_relative_difference(const Tensor& a, const Tensor& b);
 
 std::string short_number(double value, int significant = 2);  // "2.2e-16", "0.31"
