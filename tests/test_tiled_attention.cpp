@@ -2,6 +2,7 @@
 // path on odd shapes and tiles, gradcheck with causal and padding masks, fully masked rows, and
 // the point of it all: memory that grows linearly in T.
 #include "catch.h"
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -303,6 +304,36 @@ TEST_CASE("tiled attention's backward shares key tiles between threads when ther
         return leaf.grad();
     };
     CHECK(test::max_relative_difference(gradient_with(threads), gradient_with(1)) < 1e-5);
+}
+
+TEST_CASE("tiled attention's gradients need no zeroed memory: each backward task clears the rows it adds into", "[unit]") {
+    // The gradient tensors are allocated without zeroing. NaN-filled tensors of their size are freed
+    // into this thread's buffer pool just before, so a row that no task cleared would read NaN (under
+    // AddressSanitizer nothing is pooled, and this checks the values only). Both ways of sharing the
+    // backward out: by heads (two items, two key/value heads), and by key tiles (one item, one
+    // key/value head, three threads). In the first, item 1 pads every key: its rows get nothing from
+    // the tiles, only the clearing.
+    const auto [B, H, H_kv, T, D, threads] = GENERATE(std::make_tuple(2, 4, 2, 70, 8, 2), std::make_tuple(1, 2, 1, 300, 16, 3));
+    INFO("B " << B << " H " << H << " H_kv " << H_kv << " T " << T << ", " << threads << " threads");
+    const TiledAttentionOptions options{.causal = true, .key_padding_mask = padding_mask(T, B == 2 ? std::vector<int64_t>{3, T} : std::vector<int64_t>{5}),
+                                        .query_tile = 32, .key_tile = 64};
+    Rng rng(43);
+    const Tensor qkv = Tensor::uniform({B, T, (H + 2 * H_kv) * D}, -1.5, 1.5, rng);
+    const std::vector<Tensor> composed = outcome_of({qkv}, [&](const auto& in) {
+        const Tensor Q = heads_from_rows(in[0], 0, H, D), K = heads_from_rows(in[0], H, H_kv, D), V = heads_from_rows(in[0], H + H_kv, H_kv, D);
+        return merged(composed_attention(Q, repeated(K, H), repeated(V, H), options));
+    });
+    {
+        std::vector<Tensor> poisoned;   // held together, then freed together: four blocks of NaN on top of the pool
+        for (int i = 0; i < 4; ++i) poisoned.push_back(Tensor::full(qkv.shape(), std::numeric_limits<double>::quiet_NaN()));
+    }
+    const int previous = kernels::num_threads();
+    kernels::set_num_threads(threads);
+    const std::vector<Tensor> fused = outcome_of({qkv}, [&](const auto& in) { return tiled_self_attention(in[0], {.heads = H, .kv_heads = H_kv}, options); });
+    kernels::set_num_threads(previous);
+    const std::vector<double> gradient = fused[1].to_vector();
+    CHECK(std::all_of(gradient.begin(), gradient.end(), [](double value) { return std::isfinite(value); }));
+    CHECK(largest_difference(fused, composed) < 1e-5);
 }
 
 TEST_CASE("tiled self- and cross-attention: head counts that do not fit the rows are errors naming the op", "[unit]") {

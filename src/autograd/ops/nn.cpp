@@ -167,8 +167,8 @@ Tensor cross_entropy(const Tensor& logits, const IndexTensor& targets, CrossEntr
     // With every target ignored there is nothing to average: the loss is 0 (and so is its gradient).
     Tensor loss = Tensor::scalar(counted ? total / static_cast<double>(counted) : 0.0, logits.dtype());
     return record("cross_entropy", {logits}, loss, [log_probs, targets, options, counted, rows, vocab](const Tensor& dloss) -> Grads {
-        Tensor dlogits = Tensor::zeros(log_probs.shape(), log_probs.dtype());
-        if (counted == 0) return {dlogits};
+        if (counted == 0) return {Tensor::zeros(log_probs.shape(), log_probs.dtype())};
+        Tensor dlogits(log_probs.shape(), log_probs.dtype());   // every row written below, in parallel
         dispatch(log_probs.dtype(), [&](auto zero) {
             using T = decltype(zero);
             const T scale = static_cast<T>(dloss.item() / static_cast<double>(counted));
@@ -180,8 +180,11 @@ Tensor cross_entropy(const Tensor& logits, const IndexTensor& targets, CrossEntr
             const auto rows_with = [&](auto exp_of) {
 #pragma omp parallel for if (rows * vocab > kernels::kParallelGrain) schedule(static)
                 for (int64_t r = 0; r < rows; ++r) {
-                    if (targets.values[r] == options.ignore_index) continue;
                     T* d_r = d + r * vocab;
+                    if (targets.values[r] == options.ignore_index) {
+                        std::fill_n(d_r, vocab, T(0));
+                        continue;
+                    }
                     const T* lp_r = lp + r * vocab;
 #pragma omp simd
                     for (int64_t v = 0; v < vocab; ++v) d_r[v] = (exp_of(lp_r[v]) - smooth) * scale;
