@@ -275,8 +275,10 @@ TEST_CASE("linear in bf16: its output and gradients are the products of the roun
         CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
         return;
     }
-    // (rows, K, N): the row loop's size, then oneDNN's; with and without the ReLU epilogue
-    for (const auto [rows, K, N] : {std::array<int64_t, 3>{21, 33, 45}, std::array<int64_t, 3>{300, 64, 129}})
+    // (rows, K, N): the row loop's size, then oneDNN's, then an output gradient past kParallelGrain
+    // values (rounded, masked and summed for the bias on the threads); with and without the ReLU
+    for (const auto [rows, K, N] :
+         {std::array<int64_t, 3>{21, 33, 45}, std::array<int64_t, 3>{300, 64, 129}, std::array<int64_t, 3>{1200, 16, 129}})
         for (const auto activation : {tf::LinearActivation::none, tf::LinearActivation::relu}) {
             INFO("rows " << rows << " K " << K << " N " << N << " relu " << (activation == tf::LinearActivation::relu));
             tf::Rng rng(31);

@@ -28,4 +28,10 @@ RoundedCopy::RoundedCopy(const Tensor& x) {
     storage_ = std::move(storage);
 }
 
+RoundedCopy RoundedCopy::filled(int64_t n, const std::function<void(kernels::bfloat16_bits*)>& fill) {
+    auto storage = std::make_shared<Storage>(static_cast<std::size_t>(n) * sizeof(kernels::bfloat16_bits));
+    fill(static_cast<kernels::bfloat16_bits*>(storage->data()));
+    return RoundedCopy(std::move(storage));
+}
+
 }  // namespace tf

@@ -3,6 +3,7 @@
 // layer's input and weight, multiplied again by its backward; attention's Q, K and V, multiplied
 // by every tile. The f32 gemm would round an operand again on every call.
 #pragma once
+#include <functional>
 #include <memory>
 
 #include "autograd/kernels/bfloat16.h"
@@ -20,9 +21,13 @@ bool products_in_bf16(DType dtype);
 class RoundedCopy {
 public:
     explicit RoundedCopy(const Tensor& x);   // x: f32
+    // n values written by `fill`: for a kernel that makes the rounded values on its way through
+    // something else (a linear layer's output gradient, with its ReLU mask and bias gradient).
+    static RoundedCopy filled(int64_t n, const std::function<void(kernels::bfloat16_bits*)>& fill);
     const kernels::bfloat16_bits* values() const { return static_cast<const kernels::bfloat16_bits*>(storage_->data()); }
 
 private:
+    explicit RoundedCopy(std::shared_ptr<const Storage> storage) : storage_(std::move(storage)) {}
     std::shared_ptr<const Storage> storage_;
 };
 

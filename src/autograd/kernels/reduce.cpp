@@ -1,6 +1,6 @@
 // Sum and max along an axis: a plain triple loop for reference, and a threaded version that walks
 // memory in order (k outside, i inside) so the inner loop is contiguous. And a ReLU's backward
-// with its bias gradient's column sums, in one pass.
+// with its bias gradient's column sums, in one pass, also rounding to bf16 on the way.
 #include "autograd/kernels/reduce.h"
 
 #include <algorithm>
@@ -77,6 +77,41 @@ void relu_backward_column_sums(const T* y, const T* dy, T* g, T* column_sums, in
     });
     for (int64_t j = 0; j < cols; ++j) {
         T total = 0;
+        for (int thread = 0; thread < threads; ++thread) total += partial[thread * cols + j];
+        column_sums[j] = total;
+    }
+}
+
+// The same blocks of rows per thread as relu_backward_column_sums (so the bias gradient is the
+// same sum), each row of g made in a buffer, added to the partial sums and rounded from there.
+void rounded_output_gradient(const float* dy, const float* relu_output, bfloat16_bits* g16, float* column_sums, int64_t rows,
+                             int64_t cols) {
+    const int threads = !use_reference() && rows * cols > kParallelGrain ? std::min<int64_t>(num_threads(), rows) : 1;
+    std::vector<float> partial(column_sums ? static_cast<std::size_t>(threads * cols) : 0, 0.0f);
+    parallel_for(threads, threads > 1, [&](int64_t thread) {
+        const float* dy_rows = dy;   // locals, not captured references: see relu_backward_column_sums
+        const float* y_rows = relu_output;
+        bfloat16_bits* g16_rows = g16;
+        float* sums = column_sums ? partial.data() + thread * cols : nullptr;
+        std::vector<float> masked(y_rows ? cols : 0);   // one row of g under a ReLU
+        for (int64_t i = rows * thread / threads; i < rows * (thread + 1) / threads; ++i) {
+            const float* g_i = dy_rows + i * cols;
+            if (y_rows) {
+                const float* y_i = y_rows + i * cols;
+#pragma omp simd
+                for (int64_t j = 0; j < cols; ++j) masked[j] = y_i[j] > 0 ? g_i[j] : 0.0f;
+                g_i = masked.data();
+            }
+            if (sums) {
+#pragma omp simd
+                for (int64_t j = 0; j < cols; ++j) sums[j] += g_i[j];
+            }
+            round_to_bfloat16(g_i, g16_rows + i * cols, cols);
+        }
+    });
+    if (!column_sums) return;
+    for (int64_t j = 0; j < cols; ++j) {
+        float total = 0;
         for (int thread = 0; thread < threads; ++thread) total += partial[thread * cols + j];
         column_sums[j] = total;
     }

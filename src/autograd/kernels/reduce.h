@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 
+#include "autograd/kernels/bfloat16.h"
+
 namespace tf::kernels {
 
 struct AxisView {
@@ -19,5 +21,13 @@ void max_axis(const T* x, T* out, int64_t* argmax, const AxisView& view);
 //   g = dy ⊙ [y > 0]        column_sums_j = Σ_i g_ij
 template <class T>
 void relu_backward_column_sums(const T* y, const T* dy, T* g, T* column_sums, int64_t rows, int64_t cols);
+
+// The same pass for a linear layer whose products run in bf16: its output gradient rounded once
+// for both products, with the ReLU mask and the bias gradient on the way (g itself is never
+// written in f32, since only the rounded copy is multiplied):
+//   g = dy ⊙ [y > 0] under a ReLU (relu_output = y), or dy (relu_output null)
+//   g16 = bf16(g)        column_sums_j = Σ_i g_ij (skipped when column_sums is null)
+void rounded_output_gradient(const float* dy, const float* relu_output, bfloat16_bits* g16, float* column_sums, int64_t rows,
+                             int64_t cols);
 
 }  // namespace tf::kernels

@@ -99,11 +99,10 @@ struct RoundedLinearOperands {
 };
 
 // dx = g·W (rows, K) and dW = gᵀ·x (N, K) on bf16 operands: x and W as the forward rounded them,
-// g (rows, N) rounded here once for both products.
-std::pair<Tensor, Tensor> rounded_linear_grads(const Tensor& g, const RoundedLinearOperands& rounded, const Tensor& x,
+// g (rows, N) rounded once for both products.
+std::pair<Tensor, Tensor> rounded_linear_grads(const RoundedCopy& g_rounded, const RoundedLinearOperands& rounded, const Tensor& x,
                                                const Tensor& weight, const std::vector<bool>& needs) {
-    const int64_t rows = g.size(0), N = g.size(1), K = weight.size(1);
-    const RoundedCopy g_rounded(g);
+    const int64_t N = weight.size(0), K = weight.size(1), rows = x.numel() / K;
     Tensor dx, dweight;
     if (needs[0]) {
         dx = Tensor(x.shape(), DType::f32);
@@ -184,6 +183,17 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearA
     });
     return record("linear", {x, weight, bias}, y, [x, weight, y, relu, rounded](const Tensor& dy, const std::vector<bool>& needs) -> Grads {
         Tensor g = rows_2d(dy), dbias;
+        if (rounded) {
+            // bf16 products: g = dy ⊙ [y > 0] (or dy) rounded once for both, the bias gradient
+            // summed in the same pass; only the rounded g is multiplied, so no f32 g is written.
+            if (needs[2]) dbias = Tensor({g.size(1)}, g.dtype());
+            const RoundedCopy g_rounded = RoundedCopy::filled(g.numel(), [&](kernels::bfloat16_bits* g16) {
+                kernels::rounded_output_gradient(g.data<float>(), relu ? y.data<float>() : nullptr, g16,
+                                                 needs[2] ? dbias.data<float>() : nullptr, g.size(0), g.size(1));
+            });
+            const auto [dx, dweight] = rounded_linear_grads(g_rounded, *rounded, x, weight, needs);
+            return {dx, dweight, dbias};
+        }
         if (relu) {
             Tensor masked(g.shape(), g.dtype());
             dbias = Tensor({g.size(1)}, g.dtype());
@@ -196,12 +206,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearA
             dbias = sum(g, {0});
         }
         Tensor dx, dweight;
-        if (rounded) {
-            std::tie(dx, dweight) = rounded_linear_grads(g, *rounded, x, weight, needs);
-        } else {
-            if (needs[0]) dx = matmul_forward(g, weight, {false, false}).view(x.shape());
-            if (needs[1]) dweight = matmul_forward(g, rows_2d(x), {true, false});
-        }
+        if (needs[0]) dx = matmul_forward(g, weight, {false, false}).view(x.shape());
+        if (needs[1]) dweight = matmul_forward(g, rows_2d(x), {true, false});
         return {dx, dweight, needs[2] ? dbias : Tensor()};
     });
 }
