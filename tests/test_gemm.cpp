@@ -2,6 +2,7 @@
 // shapes, every transpose, broadcast batches and accumulate; plus one case worked out by hand.
 #include "catch.h"
 
+#include "analysis/measured.h"
 #include "autograd/error.h"
 
 #include "autograd/kernels/gemm.h"
@@ -38,7 +39,7 @@ double max_relative_error(const GemmShape& s, Fast fast) {
     tf::kernels::gemm_reference(A.data(), B.data(), C_reference.data(), s);
     double worst = 0;
     for (size_t i = 0; i < C_fast.size(); ++i)
-        worst = std::max(worst, std::abs(double(C_fast[i]) - C_reference[i]) / (1 + std::abs(double(C_reference[i]))));
+        worst = tf::worse_of(worst, std::abs(double(C_fast[i]) - C_reference[i]) / (1 + std::abs(double(C_reference[i]))));
     return worst;
 }
 
@@ -192,7 +193,7 @@ double strided_against_packed(const GemmShape& s, Gemm gemm) {
                     continue;
                 }
                 const double expected = C_packed[(b * s.M + r) * s.N + c];
-                worst = std::max(worst, std::abs(double(C[at]) - expected) / (1 + std::abs(expected)));
+                worst = tf::worse_of(worst, std::abs(double(C[at]) - expected) / (1 + std::abs(expected)));
             }
     return worst;
 }
@@ -238,7 +239,7 @@ TEST_CASE("gemm: the bias and ReLU epilogue equals the product, plus the bias, t
         for (int64_t j = 0; j < N; ++j) {
             double value = double(expected[i * N + j]) + bias[j];
             if (activation == tf::kernels::GemmActivation::relu) value = std::max(value, 0.0);
-            worst = std::max(worst, std::abs(C[i * N + j] - value) / (1 + std::abs(value)));
+            worst = tf::worse_of(worst, std::abs(C[i * N + j] - value) / (1 + std::abs(value)));
         }
     CHECK(worst < 1e-5 * K);
     CHECK_THROWS_AS(tf::kernels::gemm(A.data(), B.data(), C.data(), {.M = M, .N = N, .K = K, .accumulate = true}, {.bias = bias.data()}),

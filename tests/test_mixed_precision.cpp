@@ -4,6 +4,7 @@
 // an operand once and keep it (tiled attention, linear) likewise.
 #include "catch.h"
 
+#include "analysis/measured.h"
 #include "autograd/error.h"
 #include "autograd/kernels/bfloat16.h"
 #include "autograd/kernels/gemm.h"
@@ -57,7 +58,7 @@ double error_against_rounded_reference(const GemmShape& s) {
     tf::kernels::gemm_reference(rounded_to_bfloat16(A).data(), rounded_to_bfloat16(B).data(), C_reference.data(), s);
     double worst = 0;
     for (size_t i = 0; i < C.size(); ++i)
-        worst = std::max(worst, std::abs(double(C[i]) - C_reference[i]) / (1 + std::abs(double(C_reference[i]))));
+        worst = tf::worse_of(worst, std::abs(double(C[i]) - C_reference[i]) / (1 + std::abs(double(C_reference[i]))));
     return worst;
 }
 
@@ -87,7 +88,7 @@ TEST_CASE("bfloat16: a round trip keeps 8 significant bits (relative error at mo
     double worst_relative = 0;
     for (size_t i = 0; i < values.size(); ++i) {
         loop_differs += rounded[i] != to_bfloat16(values[i]);
-        worst_relative = std::max(worst_relative, std::abs(double(from_bfloat16(rounded[i])) - values[i]) / std::abs(values[i]));
+        worst_relative = tf::worse_of(worst_relative, std::abs(double(from_bfloat16(rounded[i])) - values[i]) / std::abs(values[i]));
     }
     CHECK(loop_differs == 0);   // the vectorised loop and the scalar agree
     CHECK(worst_relative <= std::ldexp(1.0, -8));
@@ -169,7 +170,7 @@ TEST_CASE("gemm in bf16 with the bias and ReLU epilogue: the rounded operands' p
         for (int64_t i = 0; i < s.M; ++i)
             for (int64_t j = 0; j < s.N; ++j) {
                 const double value = std::max(double(expected[i * s.N + j]) + bias[j], 0.0);
-                worst = std::max(worst, std::abs(C[i * s.N + j] - value) / (1 + std::abs(value)));
+                worst = tf::worse_of(worst, std::abs(C[i * s.N + j] - value) / (1 + std::abs(value)));
             }
         CHECK(worst < 1e-5);
     }
@@ -264,7 +265,7 @@ double relative_error(const tf::Tensor& actual, const std::vector<float>& expect
     const auto values = actual.to_vector();
     double worst = 0;
     for (std::size_t i = 0; i < values.size(); ++i)
-        worst = std::max(worst, std::abs(values[i] - expected[i]) / (1 + std::abs(double(expected[i]))));
+        worst = tf::worse_of(worst, std::abs(values[i] - expected[i]) / (1 + std::abs(double(expected[i]))));
     return worst;
 }
 

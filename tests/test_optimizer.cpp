@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "analysis/measured.h"
 #include "autograd/error.h"
 #include "autograd/kernels/mode.h"
 #include "helpers.h"
@@ -192,7 +193,7 @@ TEST_CASE("adamw on a large f32 parameter matches the formula element by element
         const double p1 = p0[i] * (1 - lr * lambda) - lr * (m1 / 0.1) / (std::sqrt(v1 / 0.001) + eps);
         const double m2 = 0.9 * m1 + 0.1 * b[i], v2 = 0.999 * v1 + 0.001 * b[i] * b[i];
         const double p2 = p1 * (1 - lr * lambda) - lr * (m2 / 0.19) / (std::sqrt(v2 / 0.001999) + eps);
-        worst = std::max(worst, std::abs(got[i] - p2) / (1 + std::abs(p2)));
+        worst = tf::worse_of(worst, std::abs(got[i] - p2) / (1 + std::abs(p2)));
     }
     REQUIRE(worst < 1e-6);   // f32 rounding of a few operations, nothing more
 }

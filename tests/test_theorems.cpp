@@ -117,7 +117,7 @@ TEST_CASE("every docs/math reference names a file and a section heading that exi
     }
 }
 
-TEST_CASE("the simplex check fails for rows summing to 1.01, unnormalised scores and a negative weight", "[property][theorems]") {
+TEST_CASE("the simplex check fails for rows summing to 1.01, unnormalised scores, a negative weight and a NaN", "[property][theorems]") {
     const Qkv in = random_qkv(4, 5, 1);
     const Tensor A = attention_weights(in.Q, in.K, {});
     CHECK(check_rows_sum_to_one(A).holds);
@@ -126,15 +126,21 @@ TEST_CASE("the simplex check fails for rows summing to 1.01, unnormalised scores
     Tensor negative = A.clone();  // the row still sums to 1
     negative.set({0, 0, 0, 0}, A.at({0, 0, 0, 0}) - 1), negative.set({0, 0, 0, 1}, A.at({0, 0, 0, 1}) + 1);
     CHECK_FALSE(check_rows_sum_to_one(negative).holds);
+    Tensor poisoned = A.clone();   // a NaN weight: its row's sum is NaN, which std::max had skipped
+    poisoned.set({0, 0, 0, 0}, std::numeric_limits<double>::quiet_NaN());
+    CHECK_FALSE(check_rows_sum_to_one(poisoned).holds);
 }
 
-TEST_CASE("the hull check fails for shifted outputs and for unmasked outputs read against the causal hull", "[property][theorems]") {
+TEST_CASE("the hull check fails for shifted outputs, a NaN output, and unmasked outputs read against the causal hull", "[property][theorems]") {
     const Qkv in = random_qkv(4, 4, 2);
     const Tensor O = scaled_dot_product_attention(in.Q, in.K, in.V, {});
     CHECK(check_outputs_in_value_hull(in.V, O).holds);
     CHECK_FALSE(check_outputs_in_value_hull(in.V, O + 10.0).holds);
     // Query 0 of a causal layer sees key 0 alone: its hull is the single point v_0.
     CHECK_FALSE(check_outputs_in_value_hull(in.V, O, causal_mask(4, 4)).holds);
+    Tensor poisoned = O.clone();   // a NaN output lies in no hull
+    poisoned.set({0, 0, 0, 0}, std::numeric_limits<double>::quiet_NaN());
+    CHECK_FALSE(check_outputs_in_value_hull(in.V, poisoned).holds);
 }
 
 TEST_CASE("permutation equivariance fails once positions are added, or under a causal mask", "[property][theorems]") {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/measured.h"
 #include "autograd/kernels/vector_math.h"
 
 using namespace tf;
@@ -20,7 +21,7 @@ double worst_ulps(Fast fast, Exact exact, float low, float high, float step) {
         const double want = exact(double(x));
         const float rounded = std::abs(float(want));
         const double ulp = double(std::nextafter(rounded, std::numeric_limits<float>::infinity())) - double(rounded);
-        worst = std::max(worst, std::abs(double(fast(x)) - want) / ulp);
+        worst = tf::worse_of(worst, std::abs(double(fast(x)) - want) / ulp);
     }
     return worst;
 }
@@ -31,7 +32,7 @@ double worst_relative_error(Fast fast, Exact exact, float low, float high, float
     double worst = 0;
     for (float x = low; x <= high; x += step) {
         const double want = exact(double(x));
-        worst = std::max(worst, std::abs(double(fast(x)) - want) / std::max(std::abs(want), 1e-30));
+        worst = tf::worse_of(worst, std::abs(double(fast(x)) - want) / std::max(std::abs(want), 1e-30));
     }
     return worst;
 }
@@ -71,7 +72,7 @@ TEST_CASE("vector_normal_cdf: the normal CDF within 2e-7, the left tail to a few
     const auto fast = [](float x) { return kernels::vector_normal_cdf(x); };
     const auto exact = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
     double worst_absolute = 0;
-    for (float x = -12.0f; x <= 8.0f; x += 0.00731f) worst_absolute = std::max(worst_absolute, std::abs(fast(x) - exact(x)));
+    for (float x = -12.0f; x <= 8.0f; x += 0.00731f) worst_absolute = tf::worse_of(worst_absolute, std::abs(fast(x) - exact(x)));
     CHECK(worst_absolute < 2e-7);
     // ½(1 + erf) in float loses the tail to cancellation (relative error 1e-3 at x = −4); erfc keeps it,
     // up to the rounding of the exponent −x²/2 (relative error grows like x²·ε).

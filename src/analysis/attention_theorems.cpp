@@ -70,7 +70,7 @@ Measured check_rows_sum_to_one(const Tensor& weights) {
     for (int64_t row = 0; row < rows; ++row) {
         double total = 0;
         for (int64_t j = 0; j < S; ++j) total += a[row * S + j], smallest = std::min(smallest, a[row * S + j]);
-        worst_sum_error = std::max(worst_sum_error, std::abs(total - 1));
+        worst_sum_error = worse_of(worst_sum_error, std::abs(total - 1));   // a NaN weight makes the sum NaN
     }
     return {smallest >= 0 && worst_sum_error <= rounding_tolerance(weights),
             "max |Σ_j α_ij − 1| = " + short_number(worst_sum_error) + " over " + std::to_string(rows) + " rows, min α_ij = " +
@@ -100,8 +100,8 @@ Measured check_outputs_in_value_hull(const Tensor& V, const Tensor& O, const Ten
                 }
                 if (low > high) continue;  // a query that sees no key has no hull (it outputs 0)
                 const double out = o[(bh * T + i) * Dv + d], excess = std::max(out - high, low - out);
-                worst_excess = std::max(worst_excess, excess);
-                outside += excess > tolerance;
+                worst_excess = worse_of(worst_excess, excess);
+                outside += !(excess <= tolerance);   // a NaN output is outside every hull
                 ++coordinates;
             }
     const std::string range = " output coordinates inside [min_j v_jd, max_j v_jd] over the keys each query sees";

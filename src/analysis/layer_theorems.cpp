@@ -80,8 +80,8 @@ Measured check_sinusoidal_rotation(const Tensor& table) {
                 const double sine = pe[p * C + 2 * i], cosine = pe[p * C + 2 * i + 1];
                 const double rotated_sine = std::cos(angle) * sine + std::sin(angle) * cosine;
                 const double rotated_cosine = -std::sin(angle) * sine + std::cos(angle) * cosine;
-                worst = std::max({worst, std::abs(rotated_sine - pe[(p + k) * C + 2 * i]),
-                                  std::abs(rotated_cosine - pe[(p + k) * C + 2 * i + 1])});
+                worst = worse_of(worse_of(worst, std::abs(rotated_sine - pe[(p + k) * C + 2 * i])),
+                                 std::abs(rotated_cosine - pe[(p + k) * C + 2 * i + 1]));
                 ++compared;
             }
         }

@@ -12,6 +12,11 @@ namespace tf {
 
 double rounding_tolerance(const Tensor& x) { return x.dtype() == DType::f64 ? 1e-12 : 1e-5; }
 
+double worse_of(double worst, double error) {
+    if (std::isnan(error)) return std::numeric_limits<double>::infinity();
+    return error > worst ? error : worst;
+}
+
 double max_relative_difference(const Tensor& a, const Tensor& b) {
     if (a.shape() != b.shape())
         throw ShapeError("max_relative_difference: shapes " + to_string(a.shape()) + " and " + to_string(b.shape()) + " differ");
@@ -19,9 +24,8 @@ double max_relative_difference(const Tensor& a, const Tensor& b) {
     double worst = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
         if (x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]))) continue;   // equal infinities too
-        const double difference = std::abs(x[i] - y[i]) / (1 + std::abs(y[i]));
-        // std::max(worst, NaN) would keep worst: a NaN or an infinity on one side must count
-        if (!(difference <= worst)) worst = std::isnan(difference) ? std::numeric_limits<double>::infinity() : difference;
+        // NaN for a NaN or an infinity on one side (∞/∞), which worse_of counts as infinite
+        worst = worse_of(worst, std::abs(x[i] - y[i]) / (1 + std::abs(y[i])));
     }
     return worst;
 }

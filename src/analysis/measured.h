@@ -17,6 +17,10 @@ struct Measured {
 // Equal up to rounding: f64 sums of a few dozen terms agree to ~1e-15, f32 ones to ~1e-6.
 double rounding_tolerance(const Tensor& x);  // 1e-12 for f64, 1e-5 for f32
 
+// The larger of the worst error so far and a new one, where a NaN error is infinitely bad:
+// std::max(worst, NaN) keeps worst, so a check that took its maximum would pass on NaN values.
+double worse_of(double worst, double error);
+
 // max_i |a_i − b_i| / (1 + |b_i|): relative where b is large, absolute near 0. A NaN on one side
 // only, or infinities that differ, is an infinite difference (NaN on both sides agrees). Throws
 // ShapeError when the shapes differ.
