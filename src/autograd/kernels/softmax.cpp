@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "autograd/kernels/mode.h"
 #include "autograd/kernels/vector_math.h"
@@ -47,29 +48,31 @@ void softmax_row(const T* x, T* y, int64_t cols, bool log_output) {
     }
 }
 
-// max_j x_j, skipping NaN, written as a select (std::max stops GCC vectorising the loop); the
-// reduction lets the compiler keep partial maxima in vector lanes.
+// m = max_j x_j (skipping NaN), or, for a row whose max is −∞, nothing once its masked output is
+// written. The max is a select (std::max stops GCC vectorising the loop); the reduction lets the
+// compiler keep partial maxima in vector lanes. Inlined always: called, it made softmax's forward
+// 0.53 ns a value instead of 0.47.
 template <class T>
-T row_max_fast(const T* x, int64_t cols) {
+[[gnu::always_inline]] inline std::optional<T> row_max_unless_masked(const T* x, T* y, int64_t cols) {
     T row_max = -std::numeric_limits<T>::infinity();
 #pragma omp simd reduction(max : row_max)
     for (int64_t j = 0; j < cols; ++j) row_max = x[j] > row_max ? x[j] : row_max;
-    return row_max;
+    if (row_max != -std::numeric_limits<T>::infinity()) return row_max;
+    masked_row(x, y, cols);
+    return std::nullopt;
 }
 
 // The same softmax, fast: each exp taken once (stored in y, then scaled) with the vectorisable
 // vector_exp.
 template <class T>
 void softmax_row_fast(const T* x, T* y, int64_t cols) {
-    const T row_max = row_max_fast(x, cols);
-    if (row_max == -std::numeric_limits<T>::infinity()) {
-        masked_row(x, y, cols);
-        return;
-    }
+    const std::optional<T> row_max = row_max_unless_masked(x, y, cols);
+    if (!row_max) return;
+    const T m = *row_max;
     T total = 0;
 #pragma omp simd reduction(+ : total)
     for (int64_t j = 0; j < cols; ++j) {
-        y[j] = vector_exp(x[j] - row_max);
+        y[j] = vector_exp(x[j] - m);
         total += y[j];
     }
     const T inverse = T(1) / total;
@@ -80,17 +83,15 @@ void softmax_row_fast(const T* x, T* y, int64_t cols) {
 // std::exp the exps ran one at a time: 3.8 ns a value on one thread, against 0.5 now).
 template <class T>
 void log_softmax_row_fast(const T* x, T* y, int64_t cols) {
-    const T row_max = row_max_fast(x, cols);
-    if (row_max == -std::numeric_limits<T>::infinity()) {
-        masked_row(x, y, cols);
-        return;
-    }
+    const std::optional<T> row_max = row_max_unless_masked(x, y, cols);
+    if (!row_max) return;
+    const T m = *row_max;
     T total = 0;
 #pragma omp simd reduction(+ : total)
-    for (int64_t j = 0; j < cols; ++j) total += vector_exp(x[j] - row_max);
+    for (int64_t j = 0; j < cols; ++j) total += vector_exp(x[j] - m);
     const T log_total = std::log(total);
 #pragma omp simd
-    for (int64_t j = 0; j < cols; ++j) y[j] = x[j] - row_max - log_total;
+    for (int64_t j = 0; j < cols; ++j) y[j] = x[j] - m - log_total;
 }
 
 // y = log_softmax(x), so softmax(x) = exp(y):  dx_j = dy_j − exp(y_j)·Σ_k dy_k.
