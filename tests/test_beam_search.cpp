@@ -131,10 +131,27 @@ TEST_CASE("a beam of 2 finds the more probable sequence that greedy decoding pas
 
 TEST_CASE("a beam search that stops early picks among finished hypotheses only", "[unit]") {
     // After <bos>: <eos> 0.4, a 0.6; after a: a 0.9, <eos> 0.1. A beam of 2 keeps "<eos>" (0.4,
-    // finished) and "a" (0.6); then "a a" (0.54) and "a <eos>" (0.06, finished). Two have finished,
-    // so the search stops. "a a" is unfinished: every sequence it starts has p ≤ 0.054, so the
-    // answer is the empty sequence (p 0.4), not the prefix "a a".
+    // finished) and "a" (0.6); then "a a" (0.54) and "a <eos>" (0.06, finished). The search goes on
+    // while the open "a…a" (0.6·0.9ⁿ⁻¹) is above 0.4, and stops at five a's (0.39). Every sequence
+    // an open one starts has p ≤ 0.054, so the answer is the empty sequence (p 0.4), not a prefix.
     using M = ScriptedModel;
     M model({{kBosId, {0, 0, 0.4, 0.6, 0}}, {M::a, {0, 0, 0.1, 0.9, 0}}});
     CHECK(beam_search(model, ModelInput{}, kDecode, {.beam_size = 2, .length_penalty = 0}).front() == std::vector<int64_t>{});
 }
+
+TEST_CASE("a beam search goes on while a live hypothesis can still beat every finished one", "[unit]") {
+    // After <bos>: a 0.9, <eos> 0.06, b 0.04; after a: b 0.9, <eos> 0.07, a 0.03; after b: <eos> 0.9.
+    // A beam of 3 keeps a, "<eos>" (0.06, finished) and b; then "a b" (0.81), "a <eos>" (0.063) and
+    // "b <eos>" (0.036). Three have finished, but "a b" at 0.81 can still end above them all, and
+    // does: "a b <eos>", 0.729. Stopping at three finished (as this search once did) answered "a".
+    using M = ScriptedModel;
+    M model({{kBosId, {0, 0, 0.06, 0.9, 0.04}}, {M::a, {0, 0, 0.07, 0.03, 0.9}}, {M::b, {0, 0, 0.9, 0.05, 0.05}}});
+    const std::vector<int64_t> best{M::a, M::b};
+    CHECK(greedy_decode(model, ModelInput{}, kDecode).front() == best);
+    for (const double alpha : {0.0, 0.6}) {
+        INFO("length penalty " << alpha);
+        CHECK(beam_search(model, ModelInput{}, kDecode, {.beam_size = 3, .length_penalty = alpha}).front() == best);
+    }
+    CHECK(sequence_log_prob(model, ModelInput{}, best) == Approx(std::log(0.729)).epsilon(1e-12));
+}
+

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "autograd/error.h"
@@ -76,9 +77,22 @@ struct Hypothesis {
     double log_prob = 0;
 };
 
+// The GNMT length penalty's divisor for `length` tokens: ((5 + length)/6)^α, growing with length.
+double length_divisor(double length, double alpha) { return std::pow((5.0 + length) / 6.0, alpha); }
+
 double penalised(const Hypothesis& h, double alpha) {
-    const double length = static_cast<double>(h.tokens.size() - 1);
-    return h.log_prob / std::pow((5.0 + length) / 6.0, alpha);
+    return h.log_prob / length_divisor(static_cast<double>(h.tokens.size() - 1), alpha);
+}
+
+// Whether no live hypothesis can beat the best finished one. A live one's log-probability only
+// falls as it grows, and the divisor only grows, so its score can rise at most to
+// log p / divisor(max_length).
+bool finished_beats_live(const std::vector<Hypothesis>& finished, const std::vector<Hypothesis>& live, double alpha,
+                         int64_t max_length) {
+    double best_finished = -std::numeric_limits<double>::infinity(), best_live = -std::numeric_limits<double>::infinity();
+    for (const Hypothesis& h : finished) best_finished = std::max(best_finished, penalised(h, alpha));
+    for (const Hypothesis& h : live) best_live = std::max(best_live, h.log_prob / length_divisor(static_cast<double>(max_length), alpha));
+    return !finished.empty() && best_finished >= best_live;
 }
 
 std::vector<int64_t> beam_search_one(SequenceModel& model, const ModelInput& single, const DecodeOptions& options,
@@ -115,12 +129,14 @@ std::vector<int64_t> beam_search_one(SequenceModel& model, const ModelInput& sin
         }
         live = std::move(next);
         if (!live.empty()) reorder_decode_state(state, parents);
-        if (static_cast<int64_t>(finished.size()) >= beam.beam_size) break;
+        // Stopping once beam_size hypotheses had finished, as this once did, let unlikely early
+        // <eos>s fill the count while the likely hypothesis was still growing (a beam of 3 cut a
+        // copy-task "aaeegd" to "aa", though greedy decoding copied it).
+        if (finished_beats_live(finished, live, beam.length_penalty, options.max_length)) break;
     }
-    // Hypotheses still unfinished compete only when max_length cut them off; after an early stop
-    // (beam_size finished) they are mere prefixes: their probability only bounds, from above, that
-    // of any sequence they would become.
-    if (static_cast<int64_t>(finished.size()) < beam.beam_size) finished.insert(finished.end(), live.begin(), live.end());
+    // Hypotheses still open compete as they are when max_length cut them off; after an early stop
+    // none can beat the best finished one (finished ones come first, so they win a tie).
+    finished.insert(finished.end(), live.begin(), live.end());
     const auto best = std::max_element(finished.begin(), finished.end(), [&](const auto& a, const auto& b) {
         return penalised(a, beam.length_penalty) < penalised(b, beam.length_penalty);
     });
