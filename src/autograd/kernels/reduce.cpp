@@ -53,8 +53,21 @@ void max_axis(const T* x, T* out, int64_t* argmax, const AxisView& view) {
     });
 }
 
+namespace {
+// column_sums_j = Σ_thread partial[thread][j], added in thread order, so the result does not
+// depend on timing: the last step of the row-block column sums below.
+template <class T>
+void add_partial_sums(const std::vector<T>& partial, int threads, T* column_sums, int64_t cols) {
+    for (int64_t j = 0; j < cols; ++j) {
+        T total = 0;
+        for (int thread = 0; thread < threads; ++thread) total += partial[thread * cols + j];
+        column_sums[j] = total;
+    }
+}
+}  // namespace
+
 // Rows split into one block per thread, each summing its columns into its own partial row; the
-// partials are added after (in thread order, so the result does not depend on timing).
+// partials are added after (add_partial_sums).
 template <class T>
 void relu_backward_column_sums(const T* y, const T* dy, T* g, T* column_sums, int64_t rows, int64_t cols) {
     const int threads = !use_reference() && rows * cols > kParallelGrain ? std::min<int64_t>(num_threads(), rows) : 1;
@@ -75,11 +88,7 @@ void relu_backward_column_sums(const T* y, const T* dy, T* g, T* column_sums, in
                 sums[j] += g_ij;
             }
     });
-    for (int64_t j = 0; j < cols; ++j) {
-        T total = 0;
-        for (int thread = 0; thread < threads; ++thread) total += partial[thread * cols + j];
-        column_sums[j] = total;
-    }
+    add_partial_sums(partial, threads, column_sums, cols);
 }
 
 // Blocks of rows per thread as in relu_backward_column_sums, each row of g made in a buffer (under
@@ -111,12 +120,7 @@ void rounded_output_gradient(const float* dy, const float* relu_output, bfloat16
             round_to_bfloat16(g_i, g16_rows + i * cols, cols);
         }
     });
-    if (!column_sums) return;
-    for (int64_t j = 0; j < cols; ++j) {
-        float total = 0;
-        for (int thread = 0; thread < threads; ++thread) total += partial[thread * cols + j];
-        column_sums[j] = total;
-    }
+    if (column_sums) add_partial_sums(partial, threads, column_sums, cols);
 }
 
 template void sum_axis<float>(const float*, float*, const AxisView&);

@@ -430,8 +430,8 @@ void backward_by_heads(const Problem<Real>& p, const Backward<Real>& g, int64_t 
             const int64_t b0 = (owner / kv_heads) * items, kv_head = owner % kv_heads, run_items = std::min(items, batch - b0);
             zero_rows(g.dK, b0, run_items, kv_head, 0, p.S, p.D);
             zero_rows(g.dV, b0, run_items, kv_head, 0, p.S, p.D);
-            for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h) zero_rows(g.dQ, b0, run_items, h, 0, p.T, p.D);
             for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h) {
+                zero_rows(g.dQ, b0, run_items, h, 0, p.T, p.D);
                 row_deltas(p, g, b0, run_items, h, delta.data());
                 for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile) backward_key_tile(p, g, b0, run_items, h, j0, delta.data(), scratch);
             }
