@@ -3,6 +3,8 @@
 #include "run_helpers.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,7 +42,8 @@ std::string read_text(const std::string& path) {
     return text.str();
 }
 
-pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
+pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
+                long max_file_bytes) {
     const std::string binary = std::string(TF_BINARY_DIR) + "/tapeformer";
     std::vector<char*> argv{const_cast<char*>(binary.c_str())};
     for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
@@ -51,6 +54,12 @@ pid_t start_cli(const std::vector<std::string>& args, const std::string& out_pat
         const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
+        if (max_file_bytes >= 0) {
+            // A write past the limit then fails with EFBIG, as one on a full disk fails with ENOSPC;
+            // SIGXFSZ, which would kill the process instead, stays ignored across exec.
+            const rlimit limit{static_cast<rlim_t>(max_file_bytes), static_cast<rlim_t>(max_file_bytes)};
+            if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(127);
+        }
         execv(argv[0], argv.data());
         _exit(127);
     }
@@ -64,11 +73,11 @@ int wait_for_exit(pid_t child) {
     return WEXITSTATUS(status);
 }
 
-CliResult run_cli(const std::vector<std::string>& args) {
+CliResult run_cli(const std::vector<std::string>& args, long max_file_bytes) {
     TempDir output("tapeformer-cli");
     const std::string out_path = output / "stdout", err_path = output / "stderr";
     CliResult result;
-    result.exit_code = wait_for_exit(start_cli(args, out_path, err_path));
+    result.exit_code = wait_for_exit(start_cli(args, out_path, err_path, max_file_bytes));
     result.out = read_text(out_path);
     result.err = read_text(err_path);
     return result;

@@ -38,6 +38,20 @@ public:
     using InputError::InputError;
 };
 
+// A file or folder the system would not let us read or write — a full disk, a read-only folder, a
+// file where a folder should be, a FIFO where a file should be: names the path and the system's reason.
+// Exit 2 like any input: the user can mend it, and nothing already saved was lost.
+class FileError : public InputError {
+public:
+    using InputError::InputError;
+};
+
+// A run or comparison folder that another process is writing (util/directory_lock.h).
+class FolderInUse : public InputError {
+public:
+    using InputError::InputError;
+};
+
 // More tensor memory than the limit (the machine's physical memory by default): a config that asks
 // for a model or batch this machine cannot hold is refused with a message, not killed by the OS.
 class MemoryLimitError : public InputError {

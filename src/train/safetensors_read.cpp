@@ -57,12 +57,17 @@ private:
 };
 
 Reader::Reader(std::string path) : path_(std::move(path)) {
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO put in a checkpoint's place would otherwise wait for a writer forever.
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0) fail(std::string("cannot open: ") + std::strerror(errno));
     struct stat info {};
     if (::fstat(fd_, &info) != 0) {
         ::close(fd_);
         fail(std::string("cannot stat: ") + std::strerror(errno));
+    }
+    if (!S_ISREG(info.st_mode)) {
+        ::close(fd_);
+        fail("not a regular file");
     }
     file_bytes_ = static_cast<uint64_t>(info.st_size);
 }

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -293,11 +292,7 @@ Tokenizer Tokenizer::from_json(const nlohmann::json& json, const std::string& so
     }
 }
 
-void Tokenizer::save(const std::string& path) const {
-    std::ofstream out(path);
-    out << to_json().dump(1) << '\n';
-    if (!out) throw DataError(path + ": cannot write the vocabulary");
-}
+void Tokenizer::save(const std::string& path) const { write_file_atomic(path, to_json().dump(1) + "\n"); }
 
 Tokenizer Tokenizer::load(const std::string& path) {
     if (const std::string problem = input_file_problem(path, kMaxVocabBytes); !problem.empty())

@@ -2,6 +2,7 @@
 #include "util/files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "autograd/error.h"
 
@@ -18,7 +17,31 @@ namespace tf {
 
 namespace {
 [[noreturn]] void fail(const std::string& what, const std::string& path) {
-    throw Error(what + " '" + path + "': " + std::strerror(errno));
+    throw FileError(what + " '" + shown_path(path) + "': " + std::strerror(errno));
+}
+
+// write(2) until every byte is out; EINTR retried, any other failure (ENOSPC, EIO, EROFS) thrown.
+void write_all(int fd, const std::string& contents, const std::string& path) {
+    std::size_t written = 0;
+    while (written < contents.size()) {
+        const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail("cannot write", path);
+        written += static_cast<std::size_t>(n);
+    }
+}
+
+// Opens `path` without blocking (a FIFO would wait for a writer or reader forever) and refuses
+// anything but a regular file.
+int open_regular(const std::string& path, int flags, const std::string& what) {
+    const int fd = ::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0) fail(what, path);
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        throw FileError(what + " '" + shown_path(path) + "': not a regular file");
+    }
+    return fd;
 }
 
 void sync_directory_of(const std::string& path) {
@@ -32,18 +55,14 @@ void sync_directory_of(const std::string& path) {
 
 void write_file_atomic(const std::string& path, const std::string& contents) {
     const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) fail("cannot create", temporary);
-    std::size_t written = 0;
-    while (written < contents.size()) {
-        const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            ::close(fd);
-            ::unlink(temporary.c_str());
-            fail("cannot write", temporary);
-        }
-        written += static_cast<std::size_t>(n);
+    try {
+        write_all(fd, contents, temporary);
+    } catch (const FileError&) {
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        throw;
     }
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
         ::unlink(temporary.c_str());
@@ -57,11 +76,34 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
 }
 
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot open '" + path + "'");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    const int fd = open_regular(path, O_RDONLY, "cannot read");
+    std::string text;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int error = errno;
+            ::close(fd);
+            errno = error;
+            fail("cannot read", path);
+        }
+        if (n == 0) break;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return text;
+}
+
+void append_to_file(const std::string& path, const std::string& text) {
+    const int fd = open_regular(path, O_WRONLY | O_APPEND | O_CREAT, "cannot append to");
+    try {
+        write_all(fd, text, path);
+    } catch (const FileError&) {
+        ::close(fd);
+        throw;
+    }
+    if (::close(fd) != 0) fail("cannot append to", path);
 }
 
 bool file_exists(const std::string& path) {
@@ -92,7 +134,7 @@ std::string input_file_problem(const std::string& path, std::size_t max_bytes) {
 void make_directories(const std::string& path) {
     std::error_code error;
     std::filesystem::create_directories(path, error);
-    if (error) throw Error("cannot create directory '" + path + "': " + error.message());
+    if (error) throw FileError("cannot create the folder '" + shown_path(path) + "': " + error.message());
 }
 
 namespace {

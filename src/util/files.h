@@ -7,8 +7,13 @@
 
 namespace tf {
 
+// Every function here throws a FileError naming the path and the system's reason (a full disk, a
+// read-only folder, a file where a folder should be): the CLI's exit 2.
 void write_file_atomic(const std::string& path, const std::string& contents);
-std::string read_file(const std::string& path);  // throws tf::Error naming the path
+// Appends `text` with every byte's write checked; for logs that grow a line at a time.
+void append_to_file(const std::string& path, const std::string& text);
+// The whole file; a FIFO, device or folder is refused at once instead of waiting on it.
+std::string read_file(const std::string& path);
 bool file_exists(const std::string& path);
 // Why `path` cannot be read as an input file, or "" if it can: a path longer than PATH_MAX, not
 // found, not a regular file (a directory, /dev/null, /dev/zero), or larger than `max_bytes`.
