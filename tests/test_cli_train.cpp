@@ -1,4 +1,4 @@
-// `tapeformer train` as a process: SIGTERM or SIGINT saves a checkpoint and exits 0, and --resume
+// `tapeformer train` as a process: SIGTERM or SIGINT saves a checkpoint and exits 143 or 130, and --resume
 // finishes the run as if it had never stopped; NaN weights are refused at load (exit 2); a run an
 // absurd learning rate poisons exits 1 naming the step, the last good checkpoint (still loadable)
 // and, with --check-numerics, the op.
@@ -53,7 +53,7 @@ void require_signal_saves_and_resume_finishes(int signal_number) {
     while (test::metrics_rows(runs.metrics()) < 3 && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     REQUIRE(kill(child, signal_number) == 0);
-    CHECK(test::wait_for_exit(child) == 0);
+    CHECK(test::wait_for_exit(child) == 128 + signal_number);   // a script tells a stopped run from a finished one
 
     const std::string out = test::read_text(dir / "out");
     INFO("stdout: " << out << "\nstderr: " << test::read_text(dir / "err"));
@@ -92,11 +92,11 @@ Json exploding_config() {
 
 }  // namespace
 
-TEST_CASE("SIGTERM during training saves a checkpoint and exits 0, and --resume finishes the run exactly", "[integration]") {
+TEST_CASE("SIGTERM during training saves a checkpoint and exits 143, and --resume finishes the run exactly", "[integration]") {
     require_signal_saves_and_resume_finishes(SIGTERM);
 }
 
-TEST_CASE("SIGINT during training saves a checkpoint and exits 0, and --resume finishes the run exactly", "[integration]") {
+TEST_CASE("SIGINT during training saves a checkpoint and exits 130, and --resume finishes the run exactly", "[integration]") {
     require_signal_saves_and_resume_finishes(SIGINT);
 }
 

@@ -3,6 +3,7 @@
 // docs/math/theory.md §7, each held or not, with its numbers.
 #include "analysis/compare.h"
 
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -17,6 +18,7 @@
 #include "analysis/length_sweep.h"
 #include "analysis/report.h"
 #include "analysis/seed_interval.h"
+#include "util/directory_lock.h"
 #include "util/files.h"
 
 namespace tf {
@@ -425,8 +427,14 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
     const StopRequests stop;   // a signal between two runs stops the comparison too, not only one inside a run
     const std::string out = options.out_dir.empty() ? "runs/" + config.name : options.out_dir;
     const std::vector<PlannedRun> plan = plan_runs(config, out + "/runs");
+    // Rank 0 writes the comparison: a new or empty folder, or its own, one writer at a time.
+    std::optional<DirectoryLock> lock;
     if (ranks.rank() == 0) {
+        if (const std::string file = foreign_entry(out, "compare.resolved.json"); !file.empty())
+            throw ConfigError("--run-dir " + out + ": the folder holds '" + file + "' and no comparison; a new comparison " +
+                              "goes into a new or empty folder (nothing there was changed)");
         make_directories(out);
+        lock.emplace(out);
         write_file_atomic(out + "/compare.resolved.json", config.resolved.dump(2) + "\n");
     }
     distributed::wait_for_every_rank(ranks);   // no rank starts training before the directory exists
@@ -436,9 +444,9 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
     double ranks_stopped = stopped_at.empty() ? 0 : 1;
     ranks.all_reduce_sum(std::span<double>(&ranks_stopped, 1));
     const std::string again = "; run the same command again to continue (finished runs are reused, a stopped one resumes)";
-    if (!stopped_at.empty()) throw CompareInterrupted("stopped by a signal at " + stopped_at + again);
+    if (!stopped_at.empty()) throw CompareInterrupted("stopped by a signal at " + stopped_at + again, stop.signal_number());
     if (ranks.rank() != 0) return "";
-    if (ranks_stopped > 0) throw CompareInterrupted("another rank was stopped by a signal" + again);
+    if (ranks_stopped > 0) throw CompareInterrupted("another rank was stopped by a signal" + again, SIGTERM);
 
     const Runs runs = measure_runs(config, plan);
     Report report(out);

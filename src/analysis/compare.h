@@ -47,7 +47,8 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
 // SIGINT/SIGTERM stopped a training run (after it saved): run the comparison again to continue.
 class CompareInterrupted : public Error {
 public:
-    using Error::Error;
+    CompareInterrupted(const std::string& message, int signal_number) : Error(message), signal_number(signal_number) {}
+    int signal_number;   // SIGINT or SIGTERM
 };
 
 struct CompareOptions {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 #include <optional>
 #include <iostream>
 
@@ -63,12 +63,12 @@ bool train_or_reuse(const train::RunConfig& config, const std::string& dir, bool
         if (train::read_progress(run.latest()).step >= config.train.max_steps) return false;  // finished: reuse it
         options.resume = true;
     }
-    return train::train(config, options).interrupted;
+    return train::train(config, options).stop_signal != 0;
 }
 
 // (step, value) pairs of one key from metrics.jsonl.
 void read_curve(const std::string& path, const std::string& key, std::vector<double>& steps, std::vector<double>& values) {
-    std::ifstream in(path);
+    std::istringstream in(read_file(path));   // refuses a FIFO in the log's place instead of waiting on it
     std::string line;
     while (std::getline(in, line)) {
         const auto row = nlohmann::json::parse(line, nullptr, false);
@@ -96,7 +96,7 @@ std::vector<double> second_half(const std::vector<double>& steps, const std::vec
 // gradient field, not the training step's randomness). Loads the last checkpoint's weights into
 // the run's model, so it comes after every measurement of the best weights.
 double gradient_noise_at_last_checkpoint(train::LoadedRun& run, const std::string& latest) {
-    if (run.checkpoint != latest) train::load_weights(latest, *run.model, run.dataset.tokenizer);
+    if (run.checkpoint != latest) train::load_weights(latest, *run.model, run.dataset.tokenizer, run.config.resolved);
     const auto& examples = run.dataset.train;
     const int64_t batch_size = std::min<int64_t>(run.config.data.batch_size, static_cast<int64_t>(examples.size()));
     if (batch_size < 1) return NAN;

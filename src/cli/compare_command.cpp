@@ -5,6 +5,7 @@
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "distributed/communicator.h"
+#include "util/stop_signals.h"
 
 namespace tf::cli {
 
@@ -25,14 +26,15 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         options->command = "tapeformer compare " + *path;
         for (const auto& assignment : *overrides) options->command += " --set " + assignment;
         if (!options->out_dir.empty()) options->command += " --run-dir " + options->out_dir;
+        exit_code = 0;
         try {
             options->ranks = &distributed::world();
             const std::string report = run_compare(load_compare_config(*path, *overrides), *options);
             if (!report.empty()) std::cout << "report: " << report << "\n";   // after the runs' progress, not before it
         } catch (const CompareInterrupted& stopped) {
             std::cout << stopped.what() << "\n";
+            exit_code = exit_status_after(stopped.signal_number);
         }
-        exit_code = 0;
     });
 }
 

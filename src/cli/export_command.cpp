@@ -12,11 +12,12 @@ namespace {
 struct ExportArguments {
     std::string run_dir, to, out, weights = "best";
     int64_t examples = 8;
+    bool force = false;
 };
 
 int run_export(const ExportArguments& args) {
     train::LoadedRun run = train::load_run(args.run_dir, args.weights);
-    const std::vector<std::string> paths = export_to_pytorch(run, args.out, args.examples);
+    const std::vector<std::string> paths = export_to_pytorch(run, args.run_dir, args.out, args.examples, args.force);
     std::cout << "wrote " << paths[0] << ", " << paths[1] << ", " << paths[2] << ", " << paths[3] << "\n"
               << "check it against tapeformer's logits: python3 " << paths[1] << "\n";
     return 0;
@@ -29,7 +30,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
     auto* command = app.add_subcommand("export", "Write a trained run's model as a PyTorch model (model.py + model.safetensors).");
     command->add_option("--run", args->run_dir, "the run directory")->required();
     command->add_option("--to", args->to, "the framework to export to")->required()->check(CLI::IsMember({"pytorch"}));
-    command->add_option("out", args->out, "the folder to write (made if missing)")->required();
+    command->add_option("out", args->out, "the folder to write (made if missing; not the run directory, not a symbolic link)")->required();
+    command->add_flag("--force", args->force, "overwrite the files of an earlier export in OUT");
     command->add_option("--weights", args->weights, "best or latest")->capture_default_str()
         ->check(CLI::IsMember({"best", "latest"}));
     command->add_option("--examples", args->examples, "test examples whose logits check.safetensors keeps")

@@ -7,6 +7,7 @@
 #include "distributed/communicator.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
+#include "util/stop_signals.h"
 
 namespace tf::cli {
 
@@ -50,13 +51,14 @@ int run_train(const TrainArguments& args) {
         options.run_dir = args.run_dir;
     }
     const train::TrainResult result = train::train(config, options);
-    if (options.ranks->rank() != 0) return 0;   // rank 0 reports for the job
+    const int exit_status = result.stop_signal ? exit_status_after(result.stop_signal) : 0;
+    if (options.ranks->rank() != 0) return exit_status;   // rank 0 reports for the job
     std::cout << "run: " << result.run_dir << "  steps: " << result.steps
-              << (result.interrupted ? "  (stopped by a signal; continue with --resume " + result.run_dir + ")" : "") << "\n";
+              << (result.stop_signal ? "  (stopped by a signal; continue with --resume " + result.run_dir + ")" : "") << "\n";
     if (result.valid.tokens > 0)
         std::cout << "valid: loss " << result.valid.loss << "  perplexity " << result.valid.perplexity << "  token accuracy "
                   << result.valid.token_accuracy << "  sequence accuracy " << result.valid.sequence_accuracy << "\n";
-    return 0;
+    return exit_status;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // A run's model as PyTorch modules (export/pytorch_export.h).
 #include "export/pytorch_export.h"
 
+#include <filesystem>
 #include <set>
 #include <utility>
 
@@ -104,12 +105,31 @@ std::map<std::string, Tensor> pytorch_state_dict(const SequenceModel& model) {
     return theirs;
 }
 
-std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::string& out, int64_t examples) {
+namespace {
+// An export writes only where it was told: not through a symbolic link to somewhere else, not into
+// the run it reads, and not over files already there unless asked to.
+void require_export_folder(const std::string& run_dir, const std::string& out, bool overwrite) {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    if (fs::is_symlink(out, error))
+        throw FileError("export: " + shown_path(out) + " is a symbolic link; give the folder itself");
+    if (fs::exists(out, error) && fs::equivalent(out, run_dir, error))
+        throw FileError("export: " + shown_path(out) + " is the run directory; export into a folder of its own");
+    if (overwrite) return;
+    for (const std::string& name : kExportedFiles)
+        if (fs::exists(fs::symlink_status(out + "/" + name, error)))
+            throw FileError("export: " + shown_path(out + "/" + name) + " exists; add --force to overwrite it");
+}
+}  // namespace
+
+std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::string& run_dir, const std::string& out,
+                                           int64_t examples, bool overwrite) {
     const nlohmann::json& model_section = run.config.resolved.at("model");
     if (const std::string problem = pytorch_export_problem(model_section); !problem.empty())
         throw ValueError("export --to pytorch: " + problem + " (docs/models.md)");
     if (run.dataset.test.empty())
         throw DataError("export: the run's test split is empty, and check.safetensors holds test examples");
+    require_export_folder(run_dir, out, overwrite);
     make_directories(out);
     std::vector<int64_t> rows;
     for (int64_t i = 0; i < examples && i < static_cast<int64_t>(run.dataset.test.size()); ++i) rows.push_back(i);
@@ -120,8 +140,8 @@ std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::str
         const NoGradGuard no_grad;
         check.emplace("logits", run.model->forward(train::to_model_input(batch)).to(DType::f32));
     }
-    const std::vector<std::string> paths{out + "/model.safetensors", out + "/model.py", out + "/config.json",
-                                         out + "/check.safetensors"};
+    std::vector<std::string> paths;
+    for (const std::string& name : kExportedFiles) paths.push_back(out + "/" + name);
     train::write_safetensors(paths[0], pytorch_state_dict(*run.model), {{"source", run.checkpoint}});
     write_file_atomic(paths[1], kPytorchModelPy);
     const nlohmann::json config = {{"model", model_section}, {"vocab_size", run.dataset.vocab_size},

@@ -26,8 +26,14 @@ std::string pytorch_export_problem(const nlohmann::json& model_section);
 // The model's parameters under model.py's names.
 std::map<std::string, Tensor> pytorch_state_dict(const SequenceModel& model);
 
+// The four files' names, in the order export_to_pytorch returns their paths.
+inline const std::vector<std::string> kExportedFiles{"model.safetensors", "model.py", "config.json", "check.safetensors"};
+
 // Writes the four files into `out` (made if missing); returns their paths. ValueError when
-// pytorch_export_problem names a problem, DataError when the run has no test examples.
-std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::string& out, int64_t examples);
+// pytorch_export_problem names a problem, DataError when the run has no test examples, FileError
+// before anything is written when `out` is a symbolic link or the run directory itself, or holds
+// one of the four files and `overwrite` is false.
+std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::string& run_dir, const std::string& out,
+                                           int64_t examples, bool overwrite);
 
 }  // namespace tf

@@ -7,7 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <csignal>
+#include <optional>
 
 #include "autograd/dropout_mask.h"
 #include "autograd/kernels/matmul_precision.h"
@@ -23,6 +24,8 @@
 #include "train/resume_config.h"
 #include "train/run_dir.h"
 #include "train/run_loader.h"
+#include "train/same_run_on_ranks.h"
+#include "util/directory_lock.h"
 #include "util/files.h"
 #include "util/stop_signals.h"
 
@@ -39,6 +42,7 @@ public:
     TrainResult run();
 
 private:
+    void lock_run_directory();
     void start_fresh();
     void resume();
     void remove_stale_temporaries_of_run();
@@ -67,6 +71,7 @@ private:
     distributed::Communicator& ranks_;
     kernels::MatmulPrecisionScope precision_;   // the config's matmul precision, for this run only
     RunDirectory dir_;
+    std::optional<DirectoryLock> lock_;   // the leader's, from before its first read of the run to the end
     Dataset dataset_;
     std::shared_ptr<SequenceModel> model_;
     std::unique_ptr<Optimizer> optimizer_;
@@ -100,16 +105,20 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
     if (config.threads > 0) kernels::set_num_threads(static_cast<int>(config.threads));
     set_check_numerics(options.check_numerics);
     dataset_ = load_dataset(config.data);
+    require_same_run_on_every_rank(ranks_, config.resolved, dataset_);   // before any collective over the model
     model_ = build_run_model(config, dataset_);
     model_->train();
+    // A bad --init file fails here, before the run directory is touched.
+    if (!options.resume && !options.init_weights.empty())
+        load_weights(options.init_weights, *model_, dataset_.tokenizer, config.resolved);
     optimizer_ = make_optimizer(config.optimizer, model_->named_parameters());
     BatcherOptions batching = config.data.batching();
     batcher_ = std::make_unique<Batcher>(dataset_.train, batching);
     valid_batches_ = evaluation_batches(dataset_.valid, batching.batch_size, dataset_.is_lm());
     progress_.best_valid_loss = NAN;
+    if (leader()) lock_run_directory();
     if (options.resume) resume();
     else if (leader()) start_fresh();
-    else if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_, dataset_.tokenizer);
     // The others wait until the leader has checked and written the run directory (a refusal there
     // ends the job before any step).
     distributed::wait_for_every_rank(ranks_);
@@ -117,11 +126,22 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
         buckets_ = std::make_unique<GradientBuckets>(model_->parameters(), ranks_);
 }
 
+// A new run goes into a new folder, an empty one, or one whose start failed; never over the user's
+// files. Then one writer at a time (util/directory_lock.h), checked before anything is read or written.
+void TrainingRun::lock_run_directory() {
+    if (!options_.resume) {
+        if (const std::string file = foreign_entry(dir_.root(), "config.resolved.json"); !file.empty())
+            throw ConfigError("--run-dir " + dir_.root() + ": the folder holds '" + file + "' and no run; a new run goes " +
+                              "into a new or empty folder (nothing there was changed)");
+        make_directories(dir_.root());
+    }
+    lock_.emplace(dir_.root());
+}
+
 void TrainingRun::start_fresh() {
     if (dir_.has_run())
         throw ConfigError("--run-dir " + dir_.root() + ": the directory already holds a run; continue it with --resume " +
                           dir_.root() + ", or choose another with --run-dir");
-    if (!options_.init_weights.empty()) load_weights(options_.init_weights, *model_, dataset_.tokenizer);   // a bad file fails before any write
     remove_stale_temporaries_of_run();
     // A start that failed before its first checkpoint left a config and a log: start over, keeping
     // the log (appended to those of earlier failed starts).
@@ -265,7 +285,7 @@ void TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t t
         row["step"] = step, row["lr"] = lr, row["loss"] = loss_sum_ / static_cast<double>(steps_since_log_);
         row["grad_norm"] = grad_norm, row["tokens_per_s"] = tokens_per_second;
         if (ranks_.size() > 1) row["all_reduce_share"] = all_reduce_seconds_since_log_ / interval_seconds;
-        std::ofstream(dir_.metrics(), std::ios::app) << row.dump() << "\n";
+        append_to_file(dir_.metrics(), row.dump() + "\n");
         display_.update(step, row["loss"].get<double>(), tokens_per_second, evaluate_now ? &last_valid_ : nullptr);
         loss_sum_ = 0, steps_since_log_ = 0, tokens_since_log_ = 0, all_reduce_seconds_since_log_ = 0, last_log_ = Clock::now();
     }
@@ -305,7 +325,8 @@ TrainResult TrainingRun::run() {
                 if (leader() && !last) save(false);
                 if (leader())   // the others would read `latest` while rank 0 may still be writing it
                     display_.message("stopped by a signal at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
-                result.interrupted = true;
+                // Every rank stops; one that saw no signal itself reports the one mpirun passes on.
+                result.stop_signal = stop_requests_.requested() ? stop_requests_.signal_number() : SIGTERM;
                 break;
             }
         }

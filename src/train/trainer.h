@@ -41,7 +41,7 @@ struct TrainOptions {
 };
 
 struct TrainResult {
-    bool interrupted = false;   // stopped by SIGINT/SIGTERM (after saving)
+    int stop_signal = 0;        // SIGINT or SIGTERM when one stopped the run (after saving); 0 when it ran to its end
     int64_t steps = 0;
     EvalMetrics valid;          // at the end
     std::string run_dir;

@@ -12,7 +12,7 @@ namespace tf {
 namespace {
 
 std::atomic<int> g_listeners{0};       // StopRequests alive
-std::atomic<bool> g_requested{false};  // a signal came while one was
+std::atomic<int> g_requested{0};       // the signal that came while one was; 0 for none
 
 sigset_t stop_signals() {
     sigset_t signals;
@@ -46,7 +46,7 @@ void receive_forever(sigset_t signals, bool int_ignored, bool term_ignored) {
         int signal_number = 0;
         if (sigwait(&signals, &signal_number) != 0) continue;
         if (g_listeners > 0) {
-            g_requested = true;
+            g_requested = signal_number;
         } else if (!(signal_number == SIGINT ? int_ignored : term_ignored)) {
             die_of(signal_number);
         }
@@ -62,11 +62,13 @@ void receive_stop_signals_on_own_thread() {
 }
 
 StopRequests::StopRequests() {
-    if (g_listeners++ == 0) g_requested = false;   // one nested inside another shares its request
+    if (g_listeners++ == 0) g_requested = 0;   // one nested inside another shares its request
 }
 
 StopRequests::~StopRequests() { --g_listeners; }
 
-bool StopRequests::requested() const { return g_requested; }
+bool StopRequests::requested() const { return g_requested != 0; }
+
+int StopRequests::signal_number() const { return g_requested; }
 
 }  // namespace tf

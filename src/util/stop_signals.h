@@ -25,6 +25,12 @@ public:
     StopRequests(const StopRequests&) = delete;
     StopRequests& operator=(const StopRequests&) = delete;
     bool requested() const;
+    int signal_number() const;   // SIGINT or SIGTERM once requested(), 0 before
 };
+
+// The exit status of a command that a signal stopped after it saved its work: 128 + the signal's
+// number (130 for SIGINT, 143 for SIGTERM), as a shell reports a program the signal killed, so a
+// script can tell a stopped run from a finished one.
+constexpr int exit_status_after(int signal_number) { return 128 + signal_number; }
 
 }  // namespace tf

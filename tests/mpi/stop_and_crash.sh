@@ -1,7 +1,7 @@
 #!/bin/bash
 # A 2-rank training job as users run it, through mpirun:
 #  term: SIGTERM to the ranks (what Slurm sends at a time limit) stops both after the same step;
-#        rank 0 saves a checkpoint and the job exits 0; --resume in one process continues it
+#        rank 0 saves a checkpoint and the job exits 143 (128 + SIGTERM); --resume in one process continues it
 #        exactly as a 1-process run that was never cut (every step's loss within 1e-5 relative).
 #  kill: a rank killed with SIGKILL takes the job down (mpirun exits non-zero and names the rank),
 #        and the last checkpoint is intact: a resume from it runs.
@@ -57,7 +57,7 @@ ranks=$(ranks_of $job)
 kill -TERM $ranks
 status=0
 wait $job || status=$?
-[ $status = 0 ] || { cat "$work/stopped.err" >&2; fail "mpirun exited $status after SIGTERM, expected 0"; }
+[ $status = 143 ] || { cat "$work/stopped.err" >&2; fail "mpirun exited $status after SIGTERM, expected 143"; }
 grep -q "stopped by a signal; continue with --resume" "$work/stopped.out" || fail "no stop message in: $(cat "$work/stopped.out")"
 step=$(latest_step "$work/stopped")
 rows=$(wc -l < "$work/stopped/metrics.jsonl")
