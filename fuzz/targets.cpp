@@ -63,9 +63,14 @@ void load_config(std::string_view bytes) {
 
 // The model whose checkpoints the safetensors target loads: fuzz/tiny_transformer.json, whose
 // 2-step run gives the seed checkpoint (scripts/fuzz.sh).
+const train::RunConfig& tiny_config() {
+    static const train::RunConfig config = train::load_run_config(TF_SOURCE_DIR "/fuzz/tiny_transformer.json", {});
+    return config;
+}
+
 SequenceModel& tiny_model() {
     static const std::shared_ptr<SequenceModel> model = [] {
-        const train::RunConfig config = train::load_run_config(TF_SOURCE_DIR "/fuzz/tiny_transformer.json", {});
+        const train::RunConfig& config = tiny_config();
         ModelBuildContext build;
         build.vocab_size = train::load_dataset(config.data).vocab_size;
         build.pad_id = train::kPadId;
@@ -80,7 +85,7 @@ void load_safetensors(std::string_view bytes) {
     const std::string path = write_scratch("checkpoint.safetensors", bytes);
     train::read_safetensors(path);
     train::read_progress(path);
-    train::load_weights(path, tiny_model(), train::Tokenizer());
+    train::load_weights(path, tiny_model(), train::Tokenizer(), tiny_config().resolved);
 }
 
 train::DataConfig data_config(DataKind kind, const std::string& path) {

@@ -163,3 +163,13 @@ TEST_CASE("a resume may change only the budget, logging and decoding keys", "[un
     extra["model"]["new_key"] = 1;
     REQUIRE_THROWS_WITH(check_resume_config(saved, extra, "ckpt"), Catch::Contains("model.new_key was absent"));
 }
+
+TEST_CASE("a run saved before a key was added reads that key as its default, and only as its default", "[unit]") {
+    const config::Json now = tiny_run(kTransformer, 2, kCutStep).resolved;
+    config::Json older = now;   // as a commit before model.norm_first existed would have saved it
+    REQUIRE(older["model"].erase("norm_first") == 1);
+    CHECK_NOTHROW(check_resume_config(older, now, "ckpt"));
+    config::Json flipped = now;
+    flipped["model"]["norm_first"] = !now["model"]["norm_first"].get<bool>();
+    REQUIRE_THROWS_WITH(check_resume_config(older, flipped, "ckpt"), Catch::Contains("model.norm_first was"));
+}

@@ -23,7 +23,9 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
     command->footer("Examples:\n  tapeformer analyze --run runs/copy_transformer\n"
                     "  tapeformer analyze --run runs/poetry_gru_attention --input \"the woods are lovely\"");
     command->callback([=, &exit_code] {
-        train::LoadedRun run = train::load_run(*run_dir);
+        // With --input only the vocabulary is needed; the test examples need the data.
+        train::LoadedRun run =
+            train::load_run(*run_dir, "best", options->input.empty() ? train::RunData::splits : train::RunData::vocabulary);
         const std::string report = analyze_run(run, *run_dir, *options);
         std::cout << "report: " << report << "\n";
         exit_code = 0;

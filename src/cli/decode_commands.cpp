@@ -75,7 +75,9 @@ private:
 };
 
 int run_reconstruct(const DecodeArguments& args) {
-    train::LoadedRun run = train::load_run(args.run_dir);
+    // Typed inputs need only the vocabulary; the test examples need the data.
+    train::LoadedRun run =
+        train::load_run(args.run_dir, "best", args.inputs.empty() ? train::RunData::splits : train::RunData::vocabulary);
     if (run.dataset.is_lm()) throw ConfigError("reconstruct: " + args.run_dir + " is a language model; use `tapeformer generate`");
     const train::Tokenizer& tokenizer = run.dataset.tokenizer;
     std::vector<train::Example> examples;
@@ -126,7 +128,7 @@ private:
 };
 
 int run_generate(const DecodeArguments& args) {
-    train::LoadedRun run = train::load_run(args.run_dir);
+    train::LoadedRun run = train::load_run(args.run_dir, "best", train::RunData::vocabulary);
     if (!run.dataset.is_lm()) throw ConfigError("generate: " + args.run_dir + " is a sequence-to-sequence model; use `tapeformer reconstruct`");
     const train::SampleOptions sample{args.temperature, args.top_k, args.top_p};
     const std::vector<int64_t> prompt = run.dataset.tokenizer.encode(args.prompt);

@@ -43,7 +43,7 @@ std::string json_line(std::size_t number, const TheoremCheck& check) {
 
 int run_theorems_command(const TheoremsArguments& args) {
     std::optional<train::LoadedRun> run;
-    if (!args.run_dir.empty()) run = train::load_run(args.run_dir, "best");
+    if (!args.run_dir.empty()) run = train::load_run(args.run_dir, "best", train::RunData::vocabulary);
     const std::vector<TheoremCheck> checks = run_theorems({.seed = args.seed, .trained = run ? run->model.get() : nullptr});
     bool all_as_expected = true;
     for (std::size_t i = 0; i < checks.size(); ++i) {

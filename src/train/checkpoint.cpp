@@ -8,6 +8,7 @@
 
 #include "config/json_text.h"
 #include "train/checkpoint_metadata.h"
+#include "train/resume_config.h"
 #include "train/safetensors.h"
 
 namespace tf::train {
@@ -154,23 +155,37 @@ config::Json saved_config(const std::string& path) {
     return parse_saved_config(metadata_field(file, "config", path), path);
 }
 
-std::string checkpoint_tokenizer(const Tokenizer& tokenizer) {
-    return tokenizer.kind() == "bpe" ? tokenizer.to_json().dump() : "";
-}
+std::string checkpoint_tokenizer(const Tokenizer& tokenizer) { return tokenizer.to_json().dump(); }
 
 namespace {
+// The kind ("char", "bpe", …) of a tokenizer's JSON as checkpoint_tokenizer writes it; "" if unreadable.
+std::string tokenizer_kind(const std::string& saved) {
+    const config::JsonParse parsed = config::parse_json_bounded(saved);
+    const bool readable = parsed.ok() && parsed.value.is_object() && parsed.value.contains("kind") && parsed.value["kind"].is_string();
+    return readable ? parsed.value["kind"].get<std::string>() : "";
+}
+
 void require_tokenizer(const Safetensors& file, const Tokenizer& tokenizer, const std::string& path) {
-    const std::string saved = file.metadata.count("tokenizer") ? file.metadata.at("tokenizer") : "";
-    const std::string expected = checkpoint_tokenizer(tokenizer);
-    if (saved == expected) return;
-    if (expected.empty())
-        throw DataError(path + ": the weights were trained with byte-pair merges (its metadata 'tokenizer'), but the config's " +
-                        "data.tokenizer is \"" + tokenizer.kind() + "\"");
-    if (saved.empty())
+    const auto saved = file.metadata.find("tokenizer");
+    if (saved == file.metadata.end()) {
+        // Written before every checkpoint carried its vocabulary: then only byte-pair merges were kept.
+        if (tokenizer.kind() != "bpe") return;
         throw DataError(path + ": the config's data.tokenizer is \"bpe\", but the checkpoint carries no byte-pair merges: " +
                         "its weights were trained with another tokenizer");
-    throw DataError(path + ": the weights were trained with other byte-pair merges than the run's vocab.json (was the data " +
-                    "file or data.vocab_size changed?)");
+    }
+    if (saved->second == checkpoint_tokenizer(tokenizer)) return;
+    const std::string kind = tokenizer_kind(saved->second);
+    if (kind == "bpe" && tokenizer.kind() == "bpe")
+        throw DataError(path + ": the weights were trained with other byte-pair merges than the run's vocab.json (was the data " +
+                        "file or data.vocab_size changed?)");
+    if (kind == "bpe")
+        throw DataError(path + ": the weights were trained with byte-pair merges (its metadata 'tokenizer'), but the config's " +
+                        "data.tokenizer is \"" + tokenizer.kind() + "\"");
+    if (kind != tokenizer.kind())
+        throw DataError(path + ": the weights were trained with a \"" + kind + "\" tokenizer (its metadata 'tokenizer'), but " +
+                        "the config's data.tokenizer is \"" + tokenizer.kind() + "\"");
+    throw DataError(path + ": the weights were trained with another vocabulary than this data gives (was the data file or " +
+                    "another data key changed?): the same ids would mean other text");
 }
 }  // namespace
 
@@ -194,9 +209,12 @@ LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, 
     return loaded;
 }
 
-void load_weights(const std::string& path, SequenceModel& model, const Tokenizer& tokenizer) {
+void load_weights(const std::string& path, SequenceModel& model, const Tokenizer& tokenizer, const config::Json& resolved) {
     const Safetensors file = read_safetensors(path);
-    if (file.metadata.count("format")) require_tokenizer(file, tokenizer, path);   // one of our checkpoints
+    if (file.metadata.count("format")) {   // one of our checkpoints
+        require_tokenizer(file, tokenizer, path);
+        check_same_model(parse_saved_config(metadata_field(file, "config", path), path), resolved, path);
+    }
     require_finite(path, file.tensors);
     bool prefixed = false;
     for (const auto& [name, tensor] : file.tensors) prefixed = prefixed || name.rfind(kModelPrefix, 0) == 0;

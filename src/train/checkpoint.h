@@ -47,7 +47,9 @@ struct LoadedCheckpoint {
 LoadedCheckpoint load_checkpoint(const std::string& path, SequenceModel& model, Optimizer* optimizer,
                                  const Tokenizer& tokenizer);
 
-// What save_checkpoint's `tokenizer` is for this tokenizer: its JSON if it was learned (bpe), else "".
+// What save_checkpoint's `tokenizer` is: the tokenizer's JSON, so that a checkpoint's ids can be
+// checked to mean the same text wherever it is loaded. Checkpoints saved before every kind was kept
+// carry it only for byte-pair merges.
 std::string checkpoint_tokenizer(const Tokenizer& tokenizer);
 
 // The progress (step, time, RNG and data-order state) alone, without building a model.
@@ -60,8 +62,10 @@ config::Json parse_saved_config(const std::string& resolved_config, const std::s
 
 // Model weights only, from a checkpoint ("model.<name>") or a plain state dict ("<name>"): --init.
 // A checkpoint of ours must have been trained with `tokenizer` (as load_checkpoint requires: the
-// same ids must mean the same text); a plain state dict says nothing of its tokenizer.
-void load_weights(const std::string& path, SequenceModel& model, const Tokenizer& tokenizer);
+// same ids must mean the same text) and as the model section of `resolved` (the run's resolved
+// config) says: two heads' weights read as four fit the shapes and mean nothing. A plain state dict
+// says nothing of either.
+void load_weights(const std::string& path, SequenceModel& model, const Tokenizer& tokenizer, const config::Json& resolved);
 
 std::string rng_state_to_text(const Rng::State& state);                      // "0x…,0x…,0x…,0x…"
 Rng::State rng_state_from_text(const std::string& text, const std::string& source);

@@ -1,12 +1,11 @@
 // Reading the `data` section of a run config: every key type- and range-checked, keys that do
-// not apply to the chosen source or task rejected by name, and the data file checked to be one
-// that can be read (a regular file within kMaxDataBytes).
+// not apply to the chosen source or task rejected by name. That the data file can be read is a
+// new run's check (check_new_run): a saved run is read without its data for what does not need it.
 #include <algorithm>
 
 #include "train/batching.h"
 #include "train/dataset.h"
 #include "train/synthetic.h"
-#include "util/files.h"
 
 namespace tf::train {
 
@@ -23,14 +22,6 @@ const std::vector<std::string> kSyntheticKeys{"num_symbols", "keys", "train_size
 void reject_present(const JsonReader& reader, const std::vector<std::string>& keys, const std::string& why) {
     for (const std::string& key : keys)
         if (reader.has(key)) throw ConfigError(reader.path_of(key) + ": not used " + why);
-}
-
-std::string read_existing_file(JsonReader& reader) {
-    const std::string path = reader.string("path");
-    if (const std::string problem = input_file_problem(path, kMaxDataBytes); !problem.empty())
-        throw ConfigError(reader.path_of("path") + ": cannot use '" + shown_path(path) +
-                          "' as the data file (" + problem + ")");
-    return path;
 }
 
 void read_lengths(JsonReader& reader, DataConfig& config, int64_t default_max, int64_t upper) {
@@ -72,7 +63,7 @@ void read_tokenizer(JsonReader& reader, DataConfig& config) {
 
 void read_text(JsonReader& reader, DataConfig& config) {
     reject_present(reader, kSyntheticKeys, "when data.source is \"text\"");
-    config.path = read_existing_file(reader);
+    config.path = reader.string("path");
     config.split = reader.choice("split", TextSplit::lines);
     read_tokenizer(reader, config);
     config.task = reader.choice("task", "autoencode", {"autoencode", "lm"});
@@ -91,7 +82,7 @@ void read_text(JsonReader& reader, DataConfig& config) {
 void read_jsonl(JsonReader& reader, DataConfig& config) {
     reject_present(reader, {"split", "tokenizer", "min_count", "max_vocab"}, "when data.source is \"jsonl\"");
     reject_present(reader, kSyntheticKeys, "when data.source is \"jsonl\"");
-    config.path = read_existing_file(reader);
+    config.path = reader.string("path");
     config.vocab_size = reader.integer("vocab_size", {.min = kNumSpecial + 1, .max = std::numeric_limits<int32_t>::max()});
     config.task = reader.choice("task", "seq2seq", {"seq2seq", "lm"});
     read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());

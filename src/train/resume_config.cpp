@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "autograd/error.h"
+#include "config/json_diff.h"
+#include "train/run_config.h"
 
 namespace tf::train {
 
@@ -28,44 +30,47 @@ bool resumable(const std::string& key) {
     });
 }
 
-std::string shown(const config::Json* value) { return value ? config::describe(*value) : "absent"; }
-
-// The first key under `prefix` whose values differ and may not; "" if there is none.
-std::string first_forbidden_change(const config::Json* saved, const config::Json* now, const std::string& prefix,
-                                   std::string& was, std::string& is) {
-    if (!prefix.empty() && resumable(prefix)) return "";
-    if (saved && now && saved->is_object() && now->is_object()) {
-        for (const config::Json* side : {saved, now})
-            for (const auto& item : side->items()) {
-                const std::string& key = item.key();  // a plain name: clang before 16 cannot capture a structured binding
-                const auto in = [&key](const config::Json* object) {
-                    const auto found = object->find(key);
-                    return found == object->end() ? nullptr : &*found;
-                };
-                const std::string found = first_forbidden_change(in(saved), in(now), prefix.empty() ? key : prefix + "." + key, was, is);
-                if (!found.empty()) return found;
-            }
-        return "";
-    }
-    if (saved && now && *saved == *now) return "";
-    was = shown(saved), is = shown(now);
-    return prefix.empty() ? "(the whole config)" : prefix;
-}
-
 std::string joined(const std::vector<std::string>& keys) {
     std::string text;
     for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + key;
     return text;
 }
+
+// The saved config as this version reads it. A run saved before a key was added lacks the key; read
+// again, it holds the key at its default, which is what the run used (docs/extending.md, "Adding a
+// config key").
+config::Json read_again(const config::Json& saved, const std::string& source) {
+    try {
+        return read_run_config(saved, "run").resolved;
+    } catch (const ConfigError& error) {
+        throw CheckpointError(source + ": the config it was saved with: " + error.what());
+    }
+}
+
+// The first change a resume may not make; nullptr when every change is resumable.
+const config::JsonChange* first_forbidden(const std::vector<config::JsonChange>& changes) {
+    const auto found = std::find_if(changes.begin(), changes.end(),
+                                    [](const config::JsonChange& change) { return !resumable(change.key); });
+    return found == changes.end() ? nullptr : &*found;
+}
 }  // namespace
 
 void check_resume_config(const config::Json& saved, const config::Json& now, const std::string& source) {
-    std::string was, is;
-    const std::string key = first_forbidden_change(&saved, &now, "", was, is);
-    if (key.empty()) return;
-    throw ConfigError(source + ": " + key + " was " + was + " when the run was saved and is " + is +
+    const config::Json saved_read = read_again(saved, source);
+    const std::vector<config::JsonChange> changes = config::json_changes(&saved_read, &now);
+    const config::JsonChange* change = first_forbidden(changes);
+    if (!change) return;
+    throw ConfigError(source + ": " + change->key + " was " + change->was + " when the run was saved and is " + change->is +
                       " now; a resumed run keeps its model, data, tokenizer and optimizer, and may change only " +
                       joined(kResumableKeys) + " (docs/config.md, \"Resuming a run\")");
+}
+
+void check_same_model(const config::Json& saved, const config::Json& now, const std::string& source) {
+    const config::Json saved_read = read_again(saved, source);
+    const std::vector<config::JsonChange> changes = config::json_changes(&saved_read.at("model"), &now.at("model"), "model");
+    if (changes.empty()) return;
+    throw ConfigError(source + ": " + changes.front().key + " was " + changes.front().was + " when these weights were trained and is " +
+                      changes.front().is + " now; --init takes weights only into the model they were trained as");
 }
 
 }  // namespace tf::train

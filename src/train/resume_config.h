@@ -15,7 +15,12 @@ extern const std::vector<std::string> kResumableKeys;
 
 // Throws ConfigError naming `source` (the checkpoint) and the first key that differs between the
 // resolved config the checkpoint was saved with and the one a run now has, unless the key is
-// resumable. Both are resolved configs: every default is written out, so equal runs compare equal.
+// resumable. `saved` is read again as this version reads configs, so a key added since it was
+// saved counts as its default there: runs outlive new keys. `now` is a resolved config.
 void check_resume_config(const config::Json& saved, const config::Json& now, const std::string& source);
+
+// --init: new weights may train on other data, with another optimizer or budget, but only as the
+// model they were trained as. Throws ConfigError naming `source` and the first model key that differs.
+void check_same_model(const config::Json& saved, const config::Json& now, const std::string& source);
 
 }  // namespace tf::train

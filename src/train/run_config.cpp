@@ -7,6 +7,7 @@
 
 #include "config/json_file.h"
 #include "train/run_name.h"
+#include "util/files.h"
 
 namespace tf::train {
 
@@ -90,6 +91,10 @@ void check_precision(const RunConfig& run) {
 void check_new_run(const RunConfig& run) {
     check_threads(run);
     check_precision(run);
+    // A saved run is read without its data (generate, export): only what trains needs the file.
+    if (run.data.source != DataSource::synthetic)
+        if (const std::string problem = input_file_problem(run.data.path, kMaxDataBytes); !problem.empty())
+            throw ConfigError("data.path: cannot use '" + shown_path(run.data.path) + "' as the data file (" + problem + ")");
     if (run.decode.max_length > decode_length_limit(run.model))
         throw ConfigError("decode.max_length: " + std::to_string(run.decode.max_length) + " tokens do not fit model.max_length (" +
                           std::to_string(run.model.max_length) + " positions, <bos> included): expected at most " +

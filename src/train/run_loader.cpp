@@ -20,14 +20,34 @@ std::shared_ptr<SequenceModel> build_run_model(const RunConfig& config, const Da
     return build_model(config.model, build);
 }
 
-LoadedRun load_run(const std::string& directory, const std::string& which) {
+namespace {
+// The vocabulary alone, as training saved it: a Dataset without examples.
+Dataset vocabulary_only(const RunConfig& config, const RunDirectory& dir) {
+    if (!file_exists(dir.vocab()))
+        throw DataError(dir.root() + ": no vocab.json, which holds the run's vocabulary (was the run copied without it?)");
+    Dataset dataset;
+    dataset.tokenizer = Tokenizer::load(dir.vocab());
+    dataset.vocab_size = dataset.tokenizer.size();
+    dataset.task = config.data.task;
+    return dataset;
+}
+}  // namespace
+
+LoadedRun load_run(const std::string& directory, const std::string& which, RunData data, const std::string& data_path) {
     const RunDirectory dir(directory);
     if (!file_exists(dir.config()))
         throw ConfigError(directory + ": not a run directory (no config.resolved.json)");
     LoadedRun run;
     run.config = read_run_config(config::load_json_file(dir.config()),
                                  std::filesystem::path(directory).filename().string());
-    if (run.config.data.tokenizer == "bpe") {
+    if (!data_path.empty()) run.config.data.path = data_path;
+    const bool from_file = run.config.data.source != DataSource::synthetic;
+    if (data == RunData::splits && from_file && !file_exists(run.config.data.path))
+        throw DataError(directory + ": the run's data file " + shown_path(run.config.data.path) + " is not there (a " +
+                        "relative data.path is read from the working directory); give its place with --data PATH");
+    if (data == RunData::vocabulary) {
+        run.dataset = vocabulary_only(run.config, dir);
+    } else if (run.config.data.tokenizer == "bpe") {
         // The run's merges, as training learned them: replayed, not learned again.
         if (!file_exists(dir.vocab()))
             throw DataError(directory + ": no vocab.json, which holds the run's byte-pair merges (train first)");

@@ -22,7 +22,15 @@ struct LoadedRun {
 // the data's vocabulary, weights from the run's seed, dropout from seed + 1.
 std::shared_ptr<SequenceModel> build_run_model(const RunConfig& config, const Dataset& dataset);
 
-// `which`: "best" (best.safetensors, else the latest checkpoint) or "latest".
-LoadedRun load_run(const std::string& directory, const std::string& which = "best");
+// What a command needs of the run's data. eval needs its splits, read from the data file again;
+// generate, reconstruct --input, export, theorems and analyze --input need only the vocabulary,
+// which vocab.json keeps, so a run directory copied anywhere works for them without its data.
+enum class RunData { splits, vocabulary };
+
+// `which`: "best" (best.safetensors, else the latest checkpoint) or "latest". `data_path`, when not
+// empty, replaces the config's data.path (a run moved away from its data); a missing data file is
+// a DataError naming it and --data.
+LoadedRun load_run(const std::string& directory, const std::string& which = "best", RunData data = RunData::splits,
+                   const std::string& data_path = "");
 
 }  // namespace tf::train
