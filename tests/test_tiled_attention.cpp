@@ -126,6 +126,14 @@ TEST_CASE("tiled attention: a fully masked query row gives 0 and 0 gradient, nev
         for (double value : grad.to_vector()) CHECK(std::isfinite(value));
 }
 
+TEST_CASE("tiled attention over no keys or no queries is a shape error, not a division by zero", "[unit]") {
+    // (B, H, T, S, D): an empty source (S = 0) once stopped the process with SIGFPE.
+    for (const auto& [T, S] : {std::pair<int64_t, int64_t>{3, 0}, {0, 3}}) {
+        const std::vector<Tensor> qkv = random_qkv(1, 2, T, S, 4, DType::f32);
+        CHECK_THROWS_WITH(tiled_attention(qkv[0], qkv[1], qkv[2], {}), Catch::Contains("at least one item, one query and one key"));
+    }
+}
+
 TEST_CASE("tiled attention: the reference GEMM loops give the fast path's values and gradients", "[unit]") {
     const std::vector<Tensor> qkv = random_qkv(1, 3, 19, 23, 8, DType::f32, 3);
     const TiledAttentionOptions options{.causal = true, .query_tile = 5, .key_tile = 7};

@@ -15,8 +15,8 @@
 
 namespace tf {
 
-AnalysisExample analysis_example(const train::LoadedRun& run, const std::string& text) {
-    if (text.empty()) {
+AnalysisExample analysis_example(const train::LoadedRun& run, const std::optional<std::string>& text) {
+    if (!text) {
         if (run.dataset.test.empty()) throw DataError("analyze: the run's test split is empty; pass --input");
         return analysis_example(run, run.dataset.test.front());
     }
@@ -27,7 +27,7 @@ AnalysisExample analysis_example(const train::LoadedRun& run, const std::string&
                         "decoder cannot be fed typed text; --input works for autoencode, copy and lm runs " +
                         "(leave it out to analyze the first test example)");
     train::Example example;
-    example.src = run.dataset.tokenizer.encode(text);
+    example.src = train::encode_typed_text(run.dataset.tokenizer, *text, "analyze --input");
     example.tgt = example.src;
     return analysis_example(run, example);
 }
@@ -173,7 +173,7 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
                      "kernel) to see where it looks.");
     std::vector<ViewerExample> views{{example_text(run, example),
                                       viewer_maps(records, example, kernel, *run.model, "")}};
-    const std::size_t shown = options.input.empty() ? static_cast<std::size_t>(std::max<int64_t>(1, options.viewer_examples)) : 1;
+    const std::size_t shown = options.input ? 1 : static_cast<std::size_t>(std::max<int64_t>(1, options.viewer_examples));
     for (std::size_t e = 1; e < shown && e < run.dataset.test.size(); ++e) {
         const AnalysisExample next = analysis_example(run, run.dataset.test[e]);
         Rng next_rng(7 + e);

@@ -3,6 +3,7 @@
 // kernel K(i, j) with its effective receptive field, and the √d_k scale check on the model's real
 // queries and keys. Written as RUN/analysis/report.md with SVG plots and analysis.json.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@
 namespace tf {
 
 struct AnalysisOptions {
-    std::string input;       // text to analyse; "" = the first test example
+    std::optional<std::string> input;  // text to analyse; none = the first test example
     int64_t probes = 8;      // random projections for the dependency kernel (0 = exact)
     int64_t viewer_examples = 3;  // test examples in report.html's viewer (the first is the report's); 1 with input
     std::string out_dir;     // default RUN/analysis
@@ -30,7 +31,8 @@ struct AnalysisExample {
     IndexTensor targets;                                   // (1, T)
     std::vector<std::string> source_labels, target_labels;  // one per source / decoder-input position
 };
-AnalysisExample analysis_example(const train::LoadedRun& run, const std::string& text);
+// Typed text must hold at least one token (train::encode_typed_text); none: the first test example.
+AnalysisExample analysis_example(const train::LoadedRun& run, const std::optional<std::string>& text);
 AnalysisExample analysis_example(const train::LoadedRun& run, const train::Example& example);
 // The text an example reads, as its decoder input decodes: what the viewer calls it.
 std::string example_text(const train::LoadedRun& run, const AnalysisExample& example);

@@ -84,7 +84,7 @@ int run_reconstruct(const DecodeArguments& args) {
     if (args.inputs.empty()) {
         for (int64_t i = 0; i < args.count && i < static_cast<int64_t>(run.dataset.test.size()); ++i) examples.push_back(run.dataset.test[i]);
     } else {
-        for (const auto& text : args.inputs) examples.push_back({tokenizer.encode(text), {}});
+        for (const auto& text : args.inputs) examples.push_back({train::encode_typed_text(tokenizer, text, "reconstruct --input"), {}});
     }
     std::vector<int64_t> all(examples.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);

@@ -303,4 +303,13 @@ Tokenizer Tokenizer::load(const std::string& path) {
     return from_json(parsed.value, path);
 }
 
+std::vector<int64_t> encode_typed_text(const Tokenizer& tokenizer, const std::string& text, const std::string& option) {
+    std::vector<int64_t> tokens = tokenizer.encode(text);
+    if (tokens.empty())
+        throw ValueError(option + ": the input is empty" +
+                         (text.empty() ? std::string() : " (the run's \"" + tokenizer.kind() + "\" tokenizer finds no token in it)") +
+                         "; give some text to read");
+    return tokens;
+}
+
 }  // namespace tf::train

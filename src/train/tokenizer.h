@@ -97,4 +97,10 @@ private:
     std::shared_ptr<const BytePairEncoding> bpe_;   // the merges of a "bpe" tokenizer
 };
 
+// The tokens of text a user typed for a model to read (`option` names where it came from, as
+// "reconstruct --input"), or ValueError saying "the input is empty" when there are none: an
+// empty string, or one the tokenizer drops whole (blanks, for "word"). Every model needs at least
+// one token to read; refused here, before any model code sees a sequence of length 0.
+std::vector<int64_t> encode_typed_text(const Tokenizer& tokenizer, const std::string& text, const std::string& option);
+
 }  // namespace tf::train

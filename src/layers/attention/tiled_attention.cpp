@@ -606,6 +606,10 @@ Problem<Real> make_problem(const Sizes& n, const std::vector<Tensor>& inputs, co
 // that hold Q, K and V; the backward gives each input a gradient of its own shape and layout.
 Tensor attention_on_placements(const char* op, const std::vector<Tensor>& inputs, const Sizes& n, const Placements& at,
                                const Shape& out_shape, const TiledAttentionOptions& options) {
+    // With no query or no key a tile holds no scores, and items_per_tile would divide by that 0.
+    if (n.B < 1 || n.T < 1 || n.S < 1)
+        throw ShapeError(std::string(op) + ": " + std::to_string(n.B) + " items of " + std::to_string(n.T) + " queries and " +
+                         std::to_string(n.S) + " keys: attention needs at least one item, one query and one key");
     const MaskBytes masks = make_mask_bytes(n, options);
     const DType dtype = inputs.front().dtype();
     Tensor O(out_shape, dtype);            // heads where at.O says
