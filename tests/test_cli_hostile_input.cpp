@@ -43,6 +43,13 @@ std::string repeated(const std::string& line, int times) {
     return text;
 }
 
+// Two lower-case hex digits a byte back to the bytes.
+std::string from_hex(const std::string& hex) {
+    std::string bytes;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    return bytes;
+}
+
 }  // namespace
 
 TEST_CASE("reconstruct --input \"\" on a transformer run is refused as empty, greedy and with a beam", "[integration]") {
@@ -63,4 +70,28 @@ TEST_CASE("an empty or blank input to a GRU run's reconstruct and to analyze is 
     for (const char* input : {"", "  "})
         require_refused(run_cli({"analyze", "--run", run, "--input", input, "--out", dir / "analysis"}),
                         {"analyze --input: the input is empty"});
+}
+
+TEST_CASE("generate --json on a byte-level BPE run keeps its text UTF-8 and gives the sampled bytes in hex", "[integration]") {
+    TempDir dir;
+    const Json lm = {{"type", "lm"}, {"d_model", 8}, {"heads", 2}, {"layers", 1}, {"ffn_hidden", 16}, {"max_length", 16}};
+    const std::string run = train_text_run(dir, "bpe", lm, repeated("é ü ñ", 20), {{"tokenizer", "bpe"}, {"vocab_size", 260}, {"task", "lm"}});
+    // At τ = 20 the samples are near-uniform bytes: most seeds draw some that are not UTF-8.
+    int with_hex = 0;
+    for (const char* seed : {"1", "2", "3", "4"}) {
+        const std::vector<std::string> args{"generate", "--run", run, "--prompt", "\xc3", "--temperature", "20", "--seed", seed};
+        const CliResult streamed = run_cli(args);
+        std::vector<std::string> json_args = args;
+        json_args.push_back("--json");
+        const CliResult json = run_cli(json_args);
+        INFO("seed " << seed << ", stderr: " << json.err);
+        REQUIRE(json.exit_code == 0);
+        const Json object = Json::parse(json.out);
+        CHECK(object["prompt"] == "\xef\xbf\xbd");   // the lone byte typed, as U+FFFD
+        CHECK(object["prompt_hex"] == "c3");
+        if (!object.contains("text_hex")) continue;
+        ++with_hex;
+        CHECK(from_hex(object["text_hex"]) + "\n" == streamed.out);   // the exact bytes the stream printed
+    }
+    CHECK(with_hex > 0);
 }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "config/json_bytes.h"
 #include "config/json_file.h"
 #include "config/json_text.h"
 #include "config/utf8.h"
@@ -91,6 +92,17 @@ TEST_CASE("first_invalid_utf8 finds the first ill-formed byte", "[unit]") {
         INFO(bytes.size());
         CHECK(first_invalid_utf8(bytes) == offset);
     }
+}
+
+TEST_CASE("set_text_field keeps JSON text UTF-8 and gives bytes that are not as hex beside it", "[unit]") {
+    nlohmann::json object;
+    tf::config::set_text_field(object, "text", "h\xc3\xa9");
+    CHECK(object == nlohmann::json{{"text", "h\xc3\xa9"}});   // UTF-8: as it is, no hex
+    // A lone lead byte, a stray continuation byte: each one U+FFFD; the hex has every byte.
+    tf::config::set_text_field(object, "text", "a\xc3 \x80" "b");
+    CHECK(object["text"] == "a\xef\xbf\xbd \xef\xbf\xbd" "b");
+    CHECK(object["text_hex"] == "61c3208062");
+    CHECK_NOTHROW(object.dump());
 }
 
 TEST_CASE("describe shows a value briefly and never walks or dumps a deep one", "[unit]") {

@@ -11,6 +11,7 @@
 #include "analysis/report.h"
 #include "autograd/tape.h"
 #include "train/evaluate.h"
+#include "config/json_bytes.h"
 #include "util/files.h"
 
 namespace tf {
@@ -36,13 +37,14 @@ AnalysisExample analysis_example(const train::LoadedRun& run, const train::Examp
     const train::Tokenizer& tokenizer = run.dataset.tokenizer;
     const train::Batch batch = train::make_batch({example}, {0}, run.dataset.is_lm());
     AnalysisExample result{train::to_model_input(batch), batch.tgt_out, {}, {}};
-    for (int64_t id : batch.src.values) result.source_labels.push_back(tokenizer.token(id));
-    for (int64_t id : batch.tgt_in.values) result.target_labels.push_back(tokenizer.token(id));
+    // A byte-level BPE token need not be UTF-8, which the plots (SVG) and the viewer's JSON must be.
+    for (int64_t id : batch.src.values) result.source_labels.push_back(config::replace_invalid_utf8(tokenizer.token(id)));
+    for (int64_t id : batch.tgt_in.values) result.target_labels.push_back(config::replace_invalid_utf8(tokenizer.token(id)));
     return result;
 }
 
 std::string example_text(const train::LoadedRun& run, const AnalysisExample& example) {
-    return run.dataset.tokenizer.decode(example.input.tgt_in.values);
+    return config::replace_invalid_utf8(run.dataset.tokenizer.decode(example.input.tgt_in.values));
 }
 
 std::vector<AttentionRecord> record_attention(SequenceModel& model, const AnalysisExample& example) {

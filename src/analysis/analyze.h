@@ -34,7 +34,8 @@ struct AnalysisExample {
 // Typed text must hold at least one token (train::encode_typed_text); none: the first test example.
 AnalysisExample analysis_example(const train::LoadedRun& run, const std::optional<std::string>& text);
 AnalysisExample analysis_example(const train::LoadedRun& run, const train::Example& example);
-// The text an example reads, as its decoder input decodes: what the viewer calls it.
+// The text an example reads, as its decoder input decodes (a byte that is not UTF-8 as U+FFFD):
+// what the viewer calls it.
 std::string example_text(const train::LoadedRun& run, const AnalysisExample& example);
 
 // The attention every layer records in one forward pass over the example (no tape).

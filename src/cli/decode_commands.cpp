@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "config/json_bytes.h"
 #include "train/decoding.h"
 #include "train/evaluate.h"
 #include "train/run_loader.h"
@@ -152,11 +153,13 @@ int run_generate(const DecodeArguments& args) {
     }
     std::vector<int64_t> all = prompt;
     all.insert(all.end(), generated.begin(), generated.end());
-    const nlohmann::json result = {{"prompt", args.prompt}, {"text", run.dataset.tokenizer.decode(all)},
-                                   {"generated", run.dataset.tokenizer.decode(generated)},
-                                   {"generated_tokens", generated.size()}, {"seconds", seconds},
-                                   {"tokens_per_s", seconds > 0 ? double(generated.size()) / seconds : 0.0},
-                                   {"cache", name_of(options.cache)}, {"seed", args.seed}};
+    nlohmann::json result = {{"generated_tokens", generated.size()}, {"seconds", seconds},
+                             {"tokens_per_s", seconds > 0 ? double(generated.size()) / seconds : 0.0},
+                             {"cache", name_of(options.cache)}, {"seed", args.seed}};
+    // Sampled byte tokens (bpe) need not be UTF-8, nor need a typed prompt: each text also as hex then.
+    config::set_text_field(result, "prompt", args.prompt);
+    config::set_text_field(result, "text", run.dataset.tokenizer.decode(all));
+    config::set_text_field(result, "generated", run.dataset.tokenizer.decode(generated));
     std::cout << result.dump() << "\n";
     return 0;
 }

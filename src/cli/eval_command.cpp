@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "config/json_bytes.h"
 #include "train/decoded_eval.h"
 #include "train/evaluate.h"
 #include "train/run_loader.h"
@@ -23,9 +24,7 @@ int run_eval(const std::string& run_dir, const std::string& split, const std::st
                         "data.valid_size and data.test_size, leave it none)");
     const auto batches = train::evaluation_batches(examples, run.config.data.batch_size, run.dataset.is_lm());
     const train::EvalMetrics metrics = train::evaluate(*run.model, batches);
-    nlohmann::json result = {{"run", run_dir},
-                             {"checkpoint", run.checkpoint},
-                             {"step", run.step},
+    nlohmann::json result = {{"step", run.step},
                              {"split", split},
                              {"loss", metrics.loss},
                              {"perplexity", metrics.perplexity},
@@ -33,6 +32,9 @@ int run_eval(const std::string& run_dir, const std::string& split, const std::st
                              {"sequence_accuracy", metrics.sequence_accuracy},
                              {"tokens", metrics.tokens},
                              {"sequences", metrics.sequences}};
+    // Paths are bytes, not necessarily UTF-8, which a JSON string must be.
+    config::set_text_field(result, "run", run_dir);
+    config::set_text_field(result, "checkpoint", run.checkpoint);
     if (!run.dataset.is_lm()) {
         const train::DecodedEvaluation decoded = train::decode_and_score(run, examples);
         result["decoding"] = decoded.beam_size > 1 ? "beam " + std::to_string(decoded.beam_size) : "greedy";
