@@ -2,6 +2,7 @@
 // refused with exit 2 and a message naming the problem, or, for output, stays well-formed. Before
 // these fixes they ended in a SIGFPE, a raw nlohmann exception, std::bad_alloc or a wrapped value.
 #include "catch.h"
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "run_helpers.h"
@@ -94,4 +95,20 @@ TEST_CASE("generate --json on a byte-level BPE run keeps its text UTF-8 and give
         CHECK(from_hex(object["text_hex"]) + "\n" == streamed.out);   // the exact bytes the stream printed
     }
     CHECK(with_hex > 0);
+}
+
+TEST_CASE("analyze's report.md and report.html show a hostile run path and input as text, not markup", "[integration]") {
+    TempDir dir;
+    const std::string hostile = dir / "<svg onload=alert(1)> *x* | `y`";
+    std::filesystem::rename(tf::test::train_tiny_transformer_run(dir), hostile);
+    const CliResult analyzed = run_cli({"analyze", "--run", hostile, "--input", "<b>ab</b>", "--out", dir / "analysis", "--probes", "2"});
+    INFO("stderr: " << analyzed.err);
+    REQUIRE(analyzed.exit_code == 0);
+    const std::string markdown = tf::test::read_text(dir / "analysis/report.md"), page = tf::test::read_text(dir / "analysis/report.html");
+    for (const char* markup : {"<svg onload", "<b>", "<unk>"}) {
+        CHECK(markdown.find(markup) == std::string::npos);
+        CHECK(page.find(markup) == std::string::npos);
+    }
+    CHECK(page.find("<code>y</code>") == std::string::npos);
+    CHECK_THAT(markdown, Catch::Contains("&lt;svg onload=alert(1)&gt; &#42;x&#42; &#124; &#96;y&#96;"));
 }

@@ -1,9 +1,11 @@
 // The strict JSON reader: every kind of config mistake gives an error naming the JSON path and
 // what was expected (table-driven), plus duplicate keys, parse errors and --set overrides.
 #include "catch.h"
+#include <filesystem>
 
 #include "config/json_file.h"
 #include "config/json_reader.h"
+#include "run_helpers.h"
 #include "train/run_config.h"
 #include "train/run_name.h"
 
@@ -95,6 +97,33 @@ Json run_config(int64_t positions) {
             {"optimizer", {{"name", "adam"}, {"lr", 0.01}}}};
 }
 }  // namespace
+
+TEST_CASE("a run name holds no control character, bidirectional-text control or markup character", "[unit]") {
+    using tf::train::run_name_problem;
+    CHECK(run_name_problem("café_ü-1 (two)") == "");   // letters of any script, spaces and brackets stay
+    CHECK(run_name_problem("a\x1b[31m") == "it contains the control character U+001B (byte 1)");
+    CHECK(run_name_problem("a\tb") == "it contains the control character U+0009 (byte 1)");
+    CHECK(run_name_problem("x\x7f") == "it contains the control character U+007F (byte 1)");
+    CHECK(run_name_problem("x\xc2\x85") == "it contains the control character U+0085 (byte 1)");   // C1 NEL
+    const std::string reorders = "which shows text in another order than it is";
+    for (const auto& [name, code] : std::vector<std::pair<std::string, std::string>>{
+             {"ab\xe2\x80\xae", "U+202E"}, {"ab\xe2\x81\xa6", "U+2066"}, {"ab\xe2\x81\xa9", "U+2069"},
+             {"ab\xe2\x80\x8f", "U+200F"}, {"ab\xe2\x80\x8e", "U+200E"}, {"ab\xe2\x80\xaa", "U+202A"}})
+        CHECK(run_name_problem(name) == "it contains the bidirectional-text control " + code + ", " + reorders + " (byte 2)");
+    CHECK(run_name_problem("<svg onload=x>") == "it contains '<', which reads as markup in a report (byte 0)");
+    CHECK(run_name_problem("a>b") == "it contains '>', which reads as markup in a report (byte 1)");
+    CHECK(run_name_problem("say \"hi") == "it contains '\"', which reads as markup in a report (byte 4)");
+}
+
+TEST_CASE("every shipped config's name is a valid run name", "[unit]") {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(TF_SOURCE_DIR) + "/configs")) {
+        if (entry.path().extension() != ".json") continue;
+        const Json config = Json::parse(tf::test::read_text(entry.path().string()));
+        if (!config.is_object() || !config.contains("name") || !config["name"].is_string()) continue;
+        INFO(entry.path());
+        CHECK(tf::train::run_name_problem(config["name"].get<std::string>()) == "");
+    }
+}
 
 TEST_CASE("a run name is one plain path component", "[unit]") {
     using tf::train::run_name_problem;

@@ -8,10 +8,11 @@
 
 #include "analysis/attention_stats.h"
 #include "analysis/gradient_probe.h"
+#include "analysis/markdown_text.h"
 #include "analysis/report.h"
 #include "autograd/tape.h"
-#include "train/evaluate.h"
 #include "config/json_bytes.h"
+#include "train/evaluate.h"
 #include "util/files.h"
 
 namespace tf {
@@ -159,9 +160,9 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
     const std::string out = options.out_dir.empty() ? run_dir + "/analysis" : options.out_dir;
     Report report(out);
     const AnalysisExample example = analysis_example(run, options.input);
-    report.heading(1, "Analysis of " + run_dir);
-    report.paragraph("Weights: `" + run.checkpoint + "` (step " + std::to_string(run.step) + "). Input: \"" +
-                     example_text(run, example) + "\".");
+    report.heading(1, "Analysis of " + markdown::literal(run_dir));
+    report.paragraph("Weights: " + markdown::literal(run.checkpoint) + " (step " + std::to_string(run.step) + "). Input: \"" +
+                     markdown::literal(example_text(run, example)) + "\".");
     nlohmann::json result = {{"run", run_dir}, {"checkpoint", run.checkpoint}, {"step", run.step}};
     const std::vector<AttentionRecord> records = record_attention(*run.model, example);
     result["attention"] = report_attention(report, records, example);

@@ -16,6 +16,7 @@
 
 #include "analysis/compare_runs.h"
 #include "analysis/length_sweep.h"
+#include "analysis/markdown_text.h"
 #include "analysis/report.h"
 #include "analysis/seed_interval.h"
 #include "util/directory_lock.h"
@@ -450,8 +451,8 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
 
     const Runs runs = measure_runs(config, plan);
     Report report(out);
-    report.heading(1, "Comparison: " + config.name);
-    report.paragraph("Command: `" + options.command + "`. Every variant trained on the same data, splits and budget; seeds " +
+    report.heading(1, "Comparison: " + markdown::literal(config.name));
+    report.paragraph("Command: " + markdown::literal(options.command) + ". Every variant trained on the same data, splits and budget; seeds " +
                      nlohmann::json(config.seeds).dump() + " (mean ± standard deviation over seeds). Test metrics use each " +
                      "run's best validation checkpoint with teacher forcing.");
     if (ranks.size() > 1)

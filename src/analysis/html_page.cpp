@@ -1,6 +1,9 @@
 // The page skeleton, its style and its one script (analysis/html_page.h).
 #include "analysis/html_page.h"
 
+#include <cctype>
+#include <utility>
+
 namespace tf::html {
 
 std::string escape(const std::string& text) {
@@ -15,21 +18,59 @@ std::string escape(const std::string& text) {
     return escaped;
 }
 
+namespace {
+
+// The character reference that markdown::literal may have written at text[at] — &amp; &lt; &gt;
+// &quot; or &#N; for an ASCII character — as its length and its HTML (the named ones as they are,
+// an &#N; as its character, so the page keeps to XML's five named entities); length 0 if none.
+std::pair<std::size_t, std::string> markdown_reference(const std::string& text, std::size_t at) {
+    for (const char* named : {"&amp;", "&lt;", "&gt;", "&quot;"})
+        if (text.compare(at, std::char_traits<char>::length(named), named) == 0) return {std::char_traits<char>::length(named), named};
+    if (text.compare(at, 2, "&#") != 0) return {0, ""};
+    std::size_t end = at + 2;
+    int code = 0;
+    while (end < text.size() && end < at + 5 && std::isdigit(static_cast<unsigned char>(text[end]))) code = code * 10 + (text[end++] - '0');
+    if (end == at + 2 || end >= text.size() || text[end] != ';' || code >= 128) return {0, ""};
+    return {end + 1 - at, escape(std::string(1, static_cast<char>(code)))};
+}
+
+}  // namespace
+
+std::string escape_keeping_references(const std::string& text) {
+    std::string escaped;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (const auto [length, html] = markdown_reference(text, i); length > 0) {
+            escaped += html;
+            i += length - 1;
+        } else {
+            escaped += escape(std::string(1, text[i]));
+        }
+    }
+    return escaped;
+}
+
 std::string inline_markup(const std::string& text) {
-    std::string out;
+    std::string out, plain;   // plain: the text since the last marker, escaped when the next comes
+    const auto flush = [&] {
+        out += escape_keeping_references(plain);
+        plain.clear();
+    };
     bool in_code = false, in_bold = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
         if (text[i] == '`') {
+            flush();
             out += in_code ? "</code>" : "<code>";
             in_code = !in_code;
         } else if (!in_code && text.compare(i, 2, "**") == 0) {
+            flush();
             out += in_bold ? "</strong>" : "<strong>";
             in_bold = !in_bold;
             ++i;
         } else {
-            out += escape(std::string(1, text[i]));
+            plain += text[i];
         }
     }
+    flush();
     if (in_code) out += "</code>";
     if (in_bold) out += "</strong>";
     return out;
@@ -132,7 +173,7 @@ document.documentElement.setAttribute("data-script-done", "");
 }  // namespace
 
 std::string page(const std::string& title, const std::string& body) {
-    return std::string("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>") + escape(title) +
+    return std::string("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>") + escape_keeping_references(title) +
            "</title>\n<style>" + kStyle + "</style></head>\n<body>\n" + body + "<script>" + kScript + "</script>\n</body></html>\n";
 }
 

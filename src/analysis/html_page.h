@@ -10,10 +10,16 @@ namespace tf::html {
 // Text with & < > " escaped.
 std::string escape(const std::string& text);
 
-// Report text as HTML: escaped, `code` spans as <code>, **bold** as <strong>.
+// The same, except for the character references that report text, which is Markdown, holds for
+// foreign text (analysis/markdown_text.h): &amp; &lt; &gt; &quot; stay as they are, an &#N; becomes
+// its character (escaped), so each shows the character it stands for.
+std::string escape_keeping_references(const std::string& text);
+
+// Report text as HTML: escaped as escape_keeping_references does, `code` spans as <code>, **bold**
+// as <strong>.
 std::string inline_markup(const std::string& text);
 
-// The whole page around `body`. A script error marks the page (the <html> element's
+// The whole page around `body`, titled with report text (character references kept). A script error marks the page (the <html> element's
 // data-script-error attribute), so a headless browser's DOM dump shows it.
 std::string page(const std::string& title, const std::string& body);
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "analysis/html_page.h"
+#include "analysis/markdown_text.h"
 #include "util/files.h"
 
 namespace tf {
@@ -45,7 +46,7 @@ void Report::table(const std::vector<std::string>& header, const std::vector<std
 
 void Report::add_plot(const std::string& name, const std::string& title, const std::string& svg) {
     write_file_atomic(directory_ + "/plots/" + name + ".svg", svg);
-    markdown_ += "![" + title + "](plots/" + name + ".svg)\n\n(data: [plots/" + name + ".csv](plots/" + name + ".csv))\n\n";
+    markdown_ += "![" + markdown::literal(title) + "](plots/" + name + ".svg)\n\n(data: [plots/" + name + ".csv](plots/" + name + ".csv))\n\n";
     html_ += "<figure>" + svg + "<figcaption>" + html::escape(title) + " (data: <a href=\"plots/" + name + ".csv\">plots/" +
              name + ".csv</a>)</figcaption></figure>\n";
 }
