@@ -112,3 +112,11 @@ TEST_CASE("analyze's report.md and report.html show a hostile run path and input
     CHECK(page.find("<code>y</code>") == std::string::npos);
     CHECK_THAT(markdown, Catch::Contains("&lt;svg onload=alert(1)&gt; &#42;x&#42; &#124; &#96;y&#96;"));
 }
+
+TEST_CASE("compare refuses a seed listed twice, naming its JSON path, before training anything", "[integration]") {
+    TempDir dir;
+    const std::string config = std::string(TF_SOURCE_DIR) + "/tests/data/tiny_comparison.json";
+    require_refused(run_cli({"compare", config, "--set", "seeds=[3,1,3]", "--run-dir", dir / "compare", "--quiet"}),
+                    {"seeds[2]: seed 3 is already seeds[0]"});
+    CHECK_FALSE(std::filesystem::exists(dir / "compare"));
+}

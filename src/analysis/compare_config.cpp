@@ -75,6 +75,12 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
                           config::describe(compare.name) + ": " + problem);
     compare.seeds = top.has("seeds") ? top.integers("seeds", 0, INT64_MAX) : compare.seeds;
     if (compare.seeds.empty()) throw ConfigError("seeds: expected at least one seed");
+    // A seed listed twice is one run counted twice: "2 seeds" of one run would report a zero-width interval.
+    for (std::size_t i = 1; i < compare.seeds.size(); ++i)
+        for (std::size_t first = 0; first < i; ++first)
+            if (compare.seeds[i] == compare.seeds[first])
+                throw ConfigError("seeds[" + std::to_string(i) + "]: seed " + std::to_string(compare.seeds[i]) + " is already seeds[" +
+                                  std::to_string(first) + "]; each seed is one run, so list every seed once");
     compare.data = top.raw("data");
     compare.optimizer = top.has("optimizer") ? top.raw("optimizer") : config::Json::object();
     compare.train = top.has("train") ? top.raw("train") : config::Json::object();
