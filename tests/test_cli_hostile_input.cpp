@@ -120,3 +120,10 @@ TEST_CASE("compare refuses a seed listed twice, naming its JSON path, before tra
                     {"seeds[2]: seed 3 is already seeds[0]"});
     CHECK_FALSE(std::filesystem::exists(dir / "compare"));
 }
+
+TEST_CASE("--seed takes a config seed's range in plain digits: -1, 2^63, 2^64, hex and octal are refused", "[integration]") {
+    for (const char* seed : {"-1", "9223372036854775808", "18446744073709551616", "0x10", "010", "1e3"})
+        require_refused(run_cli({"theorems", "--seed", seed}), {"--seed", "expected an integer in [0, 9223372036854775807]"});
+    TempDir dir;
+    require_refused(run_cli({"generate", "--run", dir / "no-run", "--seed", "-1"}), {"--seed"});
+}

@@ -5,6 +5,7 @@
 
 #include "analysis/compare.h"
 #include "config/json_file.h"
+#include "config/seed_range.h"
 #include "train/run_name.h"
 
 namespace tf {
@@ -73,7 +74,7 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
     if (const std::string problem = train::run_name_problem(compare.name); !problem.empty())
         throw ConfigError("name: expected one plain path component for the directory runs/<name>, got " +
                           config::describe(compare.name) + ": " + problem);
-    compare.seeds = top.has("seeds") ? top.integers("seeds", 0, INT64_MAX) : compare.seeds;
+    compare.seeds = top.has("seeds") ? top.integers("seeds", config::kSeedRange.min, config::kSeedRange.max) : compare.seeds;
     if (compare.seeds.empty()) throw ConfigError("seeds: expected at least one seed");
     // A seed listed twice is one run counted twice: "2 seeds" of one run would report a zero-width interval.
     for (std::size_t i = 1; i < compare.seeds.size(); ++i)

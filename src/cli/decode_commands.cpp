@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/seed_option.h"
 #include "config/json_bytes.h"
 #include "train/decoding.h"
 #include "train/evaluate.h"
@@ -187,7 +188,7 @@ void add_decode_commands(CLI::App& app, int& exit_code) {
     generate->add_option("--top-k", args->top_k, "sample among the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
     generate->add_option("--top-p", args->top_p, "sample among the most likely tokens whose probabilities first reach p, in (0, 1]");
     generate->add_option("--max-length", args->max_length, "tokens to generate at most")->check(CLI::PositiveNumber);
-    generate->add_option("--seed", args->seed, "sampling seed");
+    add_seed_option(*generate, args->seed, "sampling seed");
     generate->add_option("--cache", args->cache, "key/value cache: auto, on or off (default: the run's decode.cache)")
         ->check(CLI::IsMember(enum_name_list<DecodeCache>()));
     generate->add_flag("--json", args->json, "print one JSON object at the end instead of streaming the text");

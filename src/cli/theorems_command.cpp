@@ -9,6 +9,7 @@
 
 #include "analysis/theorems.h"
 #include "cli/commands.h"
+#include "cli/seed_option.h"
 #include "train/run_loader.h"
 
 namespace tf::cli {
@@ -60,7 +61,7 @@ void add_theorems_command(CLI::App& app, int& exit_code) {
     auto* command = app.add_subcommand(
         "theorems", "Check the statements of attention theory on random weights (and a trained run's): one line each.");
     command->add_option("--run", args->run_dir, "also check the first multi_head_attention of this run's best weights");
-    command->add_option("--seed", args->seed, "seed of the random weights, inputs and samples")->capture_default_str();
+    add_seed_option(*command, args->seed, "seed of the random weights, inputs and samples")->capture_default_str();
     command->add_flag("--json", args->json, "one JSON object per line instead of text");
     command->footer("Exit 0 when every statement came out as expected (the PSD claim is expected to fail: it is false in\n"
                     "general), 1 otherwise, 2 for a bad run directory.\n"

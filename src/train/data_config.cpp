@@ -3,6 +3,7 @@
 // new run's check (check_new_run): a saved run is read without its data for what does not need it.
 #include <algorithm>
 
+#include "config/seed_range.h"
 #include "train/batching.h"
 #include "train/dataset.h"
 #include "train/synthetic.h"
@@ -118,7 +119,7 @@ DataConfig DataConfig::from_json(JsonReader& reader) {
     if (config.source == DataSource::text) read_text(reader, config);
     else if (config.source == DataSource::jsonl) read_jsonl(reader, config);
     else read_synthetic(reader, config);
-    config.seed = static_cast<uint64_t>(reader.integer("seed", 1, {.min = 0}));
+    config.seed = static_cast<uint64_t>(reader.integer("seed", 1, config::kSeedRange));
     config.batch_size = reader.integer("batch_size", 32, {.min = 1, .max = 1000000});
     config.bucket = reader.boolean("bucket", false);
     config.bucket_batches = reader.integer("bucket_batches", 50, {.min = 1, .max = 1000000});

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "config/json_file.h"
+#include "config/seed_range.h"
 #include "train/run_name.h"
 #include "util/files.h"
 
@@ -48,7 +49,7 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
     RunConfig run;
     config::JsonReader top(root, "", &run.resolved);
     run.name = read_name(top, default_name);
-    run.seed = static_cast<uint64_t>(top.integer("seed", 1, {.min = 0}));
+    run.seed = static_cast<uint64_t>(top.integer("seed", 1, config::kSeedRange));
     run.threads = top.integer("threads", 0, {.min = 0, .max = kMaxThreads});
     run.precision = top.choice("precision", kernels::MatmulPrecision::fp32);
     config::JsonReader model = top.object("model");
