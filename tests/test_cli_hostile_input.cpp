@@ -127,3 +127,11 @@ TEST_CASE("--seed takes a config seed's range in plain digits: -1, 2^63, 2^64, h
     TempDir dir;
     require_refused(run_cli({"generate", "--run", dir / "no-run", "--seed", "-1"}), {"--seed"});
 }
+
+TEST_CASE("reconstruct --beam and analyze --probes stop where the config's decode.beam_size and analysis.probes do", "[integration]") {
+    TempDir dir;
+    const std::string run = tf::test::train_tiny_transformer_run(dir);
+    require_refused(run_cli({"reconstruct", "--run", run, "--beam", "65"}), {"--beam", "1 to 64"});
+    CHECK(run_cli({"reconstruct", "--run", run, "--beam", "64", "--count", "1"}).exit_code == 0);
+    require_refused(run_cli({"analyze", "--run", run, "--probes", "1000000", "--out", dir / "analysis"}), {"--probes", "0 to 1000"});
+}

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/compare.h"
+#include "analysis/gradient_probe.h"
 #include "config/json_file.h"
 #include "config/seed_range.h"
 #include "train/run_name.h"
@@ -106,7 +107,7 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
     if (top.has("analysis")) {
         config::JsonReader analysis = top.object("analysis");
         compare.examples = analysis.integer("examples", compare.examples, {.min = 1, .max = 1000});
-        compare.probes = analysis.integer("probes", compare.probes, {.min = 0, .max = 1000});
+        compare.probes = analysis.integer("probes", compare.probes, {.min = 0, .max = kMaxProbes});
         analysis.finish();
     }
     top.finish({"optimizer", "train"});

@@ -15,6 +15,11 @@ namespace tf {
 
 using Matrix = std::vector<std::vector<double>>;  // [row][column]
 
+// The most random projections a dependency kernel takes (analyze --probes, a comparison's
+// analysis.probes): each is one more backward row per output position, and 1000 already gives
+// the kernel to about 3 %.
+inline constexpr int64_t kMaxProbes = 1000;
+
 // K(i, j) for one example (row 0 of `example`); `probes` random projections per output position,
 // or, with probes ≤ 0, exactly (one backward row per vocabulary entry: fine for small V).
 Matrix dependency_kernel(SequenceModel& model, const ModelInput& example, int64_t probes, Rng& rng);

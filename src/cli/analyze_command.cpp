@@ -15,7 +15,7 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
     command->add_option("--run", *run_dir, "the run directory")->required();
     command->add_option("--input", options->input, "text to analyse (default: the first test example)");
     command->add_option("--probes", options->probes, "random projections for the dependency kernel (0 = exact)")
-        ->check(CLI::NonNegativeNumber);
+        ->capture_default_str()->check(CLI::Range(int64_t{0}, kMaxProbes));
     command->add_option("--viewer-examples", options->viewer_examples,
                         "test examples in report.html's viewer, the report's own first (with --input: that text alone)")
         ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{20}));

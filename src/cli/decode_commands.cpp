@@ -173,7 +173,8 @@ void add_decode_commands(CLI::App& app, int& exit_code) {
     reconstruct->add_option("--run", args->run_dir, "the run directory")->required();
     reconstruct->add_option("--input", args->inputs, "text to reconstruct (repeatable); default: test examples");
     reconstruct->add_option("--count", args->count, "how many test examples")->check(CLI::PositiveNumber);
-    reconstruct->add_option("--beam", args->beam, "beam size (default: the run's decode.beam_size)")->check(CLI::PositiveNumber);
+    reconstruct->add_option("--beam", args->beam, "beam size (default: the run's decode.beam_size)")
+        ->check(CLI::Range(int64_t{1}, train::kMaxBeamSize));
     reconstruct->add_option("--max-length", args->max_length, "tokens to generate at most")->check(CLI::PositiveNumber);
     reconstruct->add_option("--cache", args->cache, "key/value cache: auto, on or off (default: the run's decode.cache)")
         ->check(CLI::IsMember(enum_name_list<DecodeCache>()));

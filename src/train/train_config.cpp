@@ -35,7 +35,7 @@ TrainConfig read_train_config(config::JsonReader& section) {
 DecodeConfig read_decode_config(config::JsonReader& section, int64_t default_max_length) {
     DecodeConfig decode;
     decode.max_length = section.integer("max_length", default_max_length, {.min = 1, .max = 100'000});
-    decode.beam_size = section.integer("beam_size", decode.beam_size, {.min = 1, .max = 64});
+    decode.beam_size = section.integer("beam_size", decode.beam_size, {.min = 1, .max = kMaxBeamSize});
     decode.length_penalty = section.number("length_penalty", decode.length_penalty, 0.0, 10.0);
     decode.cache = section.choice("cache", decode.cache);
     section.finish();

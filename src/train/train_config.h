@@ -32,6 +32,9 @@ struct TrainConfig {
     TemperatureCurriculum temperature_curriculum;
 };
 
+// The widest beam: decode.beam_size's bound and reconstruct --beam's, one number for both.
+inline constexpr int64_t kMaxBeamSize = 64;
+
 struct DecodeConfig {
     int64_t max_length = 128;
     int64_t beam_size = 1;  // 1 = greedy
