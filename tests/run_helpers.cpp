@@ -43,7 +43,7 @@ std::string read_text(const std::string& path) {
 }
 
 pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
-                long max_file_bytes) {
+                long max_file_bytes, const std::string& directory) {
     const std::string binary = std::string(TF_BINARY_DIR) + "/tapeformer";
     std::vector<char*> argv{const_cast<char*>(binary.c_str())};
     for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
@@ -54,6 +54,7 @@ pid_t start_cli(const std::vector<std::string>& args, const std::string& out_pat
         const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
+        if (!directory.empty() && chdir(directory.c_str()) != 0) _exit(127);
         if (max_file_bytes >= 0) {
             // A write past the limit then fails with EFBIG, as one on a full disk fails with ENOSPC;
             // SIGXFSZ, which would kill the process instead, stays ignored across exec.
@@ -73,14 +74,22 @@ int wait_for_exit(pid_t child) {
     return WEXITSTATUS(status);
 }
 
-CliResult run_cli(const std::vector<std::string>& args, long max_file_bytes) {
+namespace {
+CliResult run_to_end(const std::vector<std::string>& args, long max_file_bytes, const std::string& directory) {
     TempDir output("tapeformer-cli");
     const std::string out_path = output / "stdout", err_path = output / "stderr";
     CliResult result;
-    result.exit_code = wait_for_exit(start_cli(args, out_path, err_path, max_file_bytes));
+    result.exit_code = wait_for_exit(start_cli(args, out_path, err_path, max_file_bytes, directory));
     result.out = read_text(out_path);
     result.err = read_text(err_path);
     return result;
+}
+}  // namespace
+
+CliResult run_cli(const std::vector<std::string>& args, long max_file_bytes) { return run_to_end(args, max_file_bytes, ""); }
+
+CliResult run_cli_in(const std::string& directory, const std::vector<std::string>& args) {
+    return run_to_end(args, -1, directory);
 }
 
 std::string train_tiny_transformer_run(const TempDir& dir) {

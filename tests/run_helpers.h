@@ -37,6 +37,8 @@ struct CliResult {
 // `max_file_bytes` ≥ 0: no file the CLI writes may grow past it (RLIMIT_FSIZE), so each write that
 // would is refused as on a full disk.
 CliResult run_cli(const std::vector<std::string>& args, long max_file_bytes = -1);
+// The same, run in `directory` (where a run's relative data.path is read from).
+CliResult run_cli_in(const std::string& directory, const std::vector<std::string>& args);
 
 // A 3-step copy-task transformer (width 8, 2 heads) trained through the CLI in dir/run, from
 // dir/config.json; returns the run directory. Saved at step 3 (latest and best).
@@ -44,7 +46,7 @@ std::string train_tiny_transformer_run(const TempDir& dir);
 
 // The same, started in the background with stdout and stderr going to files; wait_for_exit reaps it.
 pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
-                long max_file_bytes = -1);
+                long max_file_bytes = -1, const std::string& directory = "");
 int wait_for_exit(pid_t child);
 
 // (step, loss) of every metrics.jsonl row.

@@ -121,7 +121,7 @@ TEST_CASE("compare refuses a seed listed twice, naming its JSON path, before tra
     CHECK_FALSE(std::filesystem::exists(dir / "compare"));
 }
 
-TEST_CASE("--seed takes a config seed's range in plain digits: -1, 2^63, 2^64, hex and octal are refused", "[integration]") {
+TEST_CASE("the --seed option takes a config seed's range in plain digits: -1, 2^63, 2^64, hex and octal are refused", "[integration]") {
     for (const char* seed : {"-1", "9223372036854775808", "18446744073709551616", "0x10", "010", "1e3"})
         require_refused(run_cli({"theorems", "--seed", seed}), {"--seed", "expected an integer in [0, 9223372036854775807]"});
     TempDir dir;

@@ -316,7 +316,7 @@ TEST_CASE("every DataConfig error names its JSON path", "[unit]") {
     }
 }
 
-TEST_CASE("a new run's data file must be one that can be read; a saved run's config reads without it", "[unit]") {
+TEST_CASE("a new run's data file must be one that can be read, and a saved run's config reads without it", "[unit]") {
     const std::vector<std::pair<std::string, std::string>> cases{
         {"no/such/file.txt", "cannot use 'no/such/file.txt' as the data file (not found)"},
         {"/dev/null", "(is not a regular file)"},

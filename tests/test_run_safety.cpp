@@ -191,7 +191,7 @@ TEST_CASE("a FIFO in place of a checkpoint or metrics.jsonl is refused at once, 
     }
 }
 
-TEST_CASE("a run directory copied elsewhere generates and reconstructs without its data; eval names the data file",
+TEST_CASE("a run directory copied elsewhere generates and exports without its data, and eval names the data file",
           "[integration]") {
     TempDir dir;
     test::write_text(dir / "lines.txt", "abcab\nbcabc\ncabca\nababc\nbcbca\nacbac\nbbcaa\ncabab\nabcba\nccaab\n");
@@ -207,6 +207,7 @@ TEST_CASE("a run directory copied elsewhere generates and reconstructs without i
     fs::rename(dir / "lm", dir / "copy");
     CHECK(run_cli({"generate", "--run", dir / "copy", "--prompt", "ab", "--max-length", "4"}).exit_code == 0);
     CHECK(run_cli({"theorems", "--run", dir / "copy"}).exit_code == 0);
+    CHECK(run_cli({"export", "--run", dir / "copy", "--to", "pytorch", dir / "exported"}).exit_code == 0);
     const CliResult eval = run_cli({"eval", "--run", dir / "copy"});
     INFO("eval: " << eval.err);
     CHECK(eval.exit_code == 2);
@@ -214,7 +215,7 @@ TEST_CASE("a run directory copied elsewhere generates and reconstructs without i
     CHECK(run_cli({"eval", "--run", dir / "copy", "--data", dir / "moved.txt"}).exit_code == 0);
 }
 
-TEST_CASE("--init refuses weights trained as another model or over another vocabulary of the same size", "[integration]") {
+TEST_CASE("train --init refuses weights trained as another model or over another vocabulary of the same size", "[integration]") {
     TempDir dir;
     const std::string run = test::train_tiny_transformer_run(dir);
     Json four_heads = Json::parse(test::read_text(dir / "config.json"));

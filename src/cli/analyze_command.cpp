@@ -25,7 +25,7 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
     command->callback([=, &exit_code] {
         // With --input only the vocabulary is needed; the test examples need the data.
         train::LoadedRun run =
-            train::load_run(*run_dir, "best", options->input.empty() ? train::RunData::splits : train::RunData::vocabulary);
+            train::load_run(*run_dir, "best", options->input ? train::RunData::vocabulary : train::RunData::splits);
         const std::string report = analyze_run(run, *run_dir, *options);
         std::cout << "report: " << report << "\n";
         exit_code = 0;

@@ -16,7 +16,7 @@ struct ExportArguments {
 };
 
 int run_export(const ExportArguments& args) {
-    train::LoadedRun run = train::load_run(args.run_dir, args.weights);
+    train::LoadedRun run = train::load_run(args.run_dir, args.weights, train::RunData::vocabulary);
     const std::vector<std::string> paths = export_to_pytorch(run, args.run_dir, args.out, args.examples, args.force);
     std::cout << "wrote " << paths[0] << ", " << paths[1] << ", " << paths[2] << ", " << paths[3] << "\n"
               << "check it against tapeformer's logits: python3 " << paths[1] << "\n";
@@ -34,7 +34,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
     command->add_flag("--force", args->force, "overwrite the files of an earlier export in OUT");
     command->add_option("--weights", args->weights, "best or latest")->capture_default_str()
         ->check(CLI::IsMember({"best", "latest"}));
-    command->add_option("--examples", args->examples, "test examples whose logits check.safetensors keeps")
+    command->add_option("--examples", args->examples, "input sequences whose logits check.safetensors keeps")
         ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{256}));
     command->footer("Examples:\n  tapeformer export --run runs/copy_transformer --to pytorch exported/\n"
                     "  python3 exported/model.py      # rebuilds it with torch.nn, compares the logits");

@@ -56,6 +56,10 @@ int main(int argc, char** argv) {
     int threads = 0;
     app.add_option("--threads", threads, "threads for kernels and oneDNN (default: a run config's `threads`, else all cores)")
         ->check(CLI::NonNegativeNumber);
+    double rank_timeout = tf::distributed::kDefaultRankTimeoutSeconds;
+    app.add_option("--rank-timeout", rank_timeout,
+                   "under mpirun: seconds a rank waits for the others in one sum before it ends the job (0 = forever)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
     app.require_subcommand(1);
     int exit_code = 0;
     tf::cli::add_train_command(app, exit_code);
@@ -71,6 +75,7 @@ int main(int argc, char** argv) {
     tf::cli::add_theorems_command(app, exit_code);
     app.parse_complete_callback([&] {
         if (threads > 0) tf::kernels::set_num_threads(threads);
+        tf::distributed::set_rank_timeout(rank_timeout);
         require_one_process_unless_shared(app);
     });
     try {

@@ -38,6 +38,13 @@ int environment_count(std::initializer_list<const char*> names) {
 
 }  // namespace
 
+namespace {
+double g_rank_timeout_seconds = kDefaultRankTimeoutSeconds;
+}  // namespace
+
+void set_rank_timeout(double seconds) { g_rank_timeout_seconds = seconds; }
+double rank_timeout() { return g_rank_timeout_seconds; }
+
 void wait_for_every_rank(Communicator& ranks) {
     double nothing = 0;
     ranks.all_reduce_sum(std::span<double>(&nothing, 1));

@@ -50,6 +50,13 @@ int launched_ranks();
 // ConfigError when launched as several processes by a build without MPI.
 Communicator& world();
 
+// How long a rank waits in one sum for the others before it ends the job with a message naming the
+// wait: a rank stopped (SIGSTOP, a hung machine) would otherwise keep every other waiting forever.
+// `tapeformer --rank-timeout SECONDS`; 0 waits forever. The default is far above any real step.
+inline constexpr double kDefaultRankTimeoutSeconds = 600;
+void set_rank_timeout(double seconds);
+double rank_timeout();
+
 // Whether this build can run over MPI, and with what ("Open MPI 4.1.4", or why not).
 bool mpi_available();
 std::string mpi_description();

@@ -1,12 +1,14 @@
-// The communicator over MPI (built when CMake finds MPI: Open MPI from libopenmpi-dev). One
-// MPI_Allreduce per call, in place (a started sum: one MPI_Iallreduce); MPI_Init on first use,
+// The communicator over MPI (built when CMake finds MPI: Open MPI from libopenmpi-dev). Every sum
+// is one MPI_Iallreduce in place, waited for under the rank timeout; MPI_Init on first use,
 // MPI_Finalize at exit.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <thread>
 
 #include "autograd/error.h"
 #include "distributed/communicator.h"
@@ -14,6 +16,32 @@
 namespace tf::distributed {
 
 namespace {
+
+// Waits for `request` as MPI_Wait would, but ends the job once rank_timeout() has passed: the
+// other ranks never came (one is stopped, hung or dead without its launcher noticing). The first
+// 10 ms poll without pause, as MPI_Wait itself does (MPI moves a sum on only inside its calls);
+// a longer wait is for another rank, and polls every 50 µs so as not to hold a core it may need.
+void wait_within_timeout(MPI_Request& request) {
+    using Clock = std::chrono::steady_clock;
+    const double limit = rank_timeout();
+    const Clock::time_point start = Clock::now();
+    for (int complete = 0;;) {
+        MPI_Test(&request, &complete, MPI_STATUS_IGNORE);
+        if (complete) return;
+        const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+        if (limit > 0 && waited > limit) {
+            int rank = 0;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            const std::string message = "error (rank " + std::to_string(rank) + "): waited " + std::to_string(static_cast<int>(waited)) +
+                                        " s in a sum for the other ranks, past --rank-timeout " + std::to_string(limit) +
+                                        " s: a rank is stopped, hung or far slower; ending the job (the last checkpoint is whole)\n";
+            std::fputs(message.c_str(), stderr);
+            std::fflush(nullptr);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        if (waited > 10e-3) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+}
 
 // One MPI_Iallreduce in flight; the destructor waits for it, so its buffer is never left in use.
 class MpiPendingSum final : public PendingSum {
@@ -29,7 +57,7 @@ public:
         MPI_Test(&request_, &complete, MPI_STATUS_IGNORE);
         return complete != 0;
     }
-    void wait() override { MPI_Wait(&request_, MPI_STATUS_IGNORE); }   // a finished request is MPI_REQUEST_NULL: returns at once
+    void wait() override { wait_within_timeout(request_); }   // a finished request is MPI_REQUEST_NULL: returns at once
 
 private:
     MPI_Request request_ = MPI_REQUEST_NULL;
@@ -71,7 +99,9 @@ private:
         for (std::size_t start = 0; start < count; start += kMaxCount) {
             const std::size_t piece = std::min(kMaxCount, count - start);
             char* at = static_cast<char*>(data) + start * static_cast<std::size_t>(type_size);
-            MPI_Allreduce(MPI_IN_PLACE, at, static_cast<int>(piece), type, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Request request = MPI_REQUEST_NULL;
+            MPI_Iallreduce(MPI_IN_PLACE, at, static_cast<int>(piece), type, MPI_SUM, MPI_COMM_WORLD, &request);
+            wait_within_timeout(request);
         }
     }
     int rank_ = 0, size_ = 1;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "autograd/ops.h"
+#include "autograd/random.h"
 #include "autograd/tape.h"
 #include "train/batching.h"
 #include "train/evaluate.h"
@@ -120,6 +121,30 @@ void require_export_folder(const std::string& run_dir, const std::string& out, b
         if (fs::exists(fs::symlink_status(out + "/" + name, error)))
             throw FileError("export: " + shown_path(out + "/" + name) + " exists; add --force to overwrite it");
 }
+
+constexpr uint64_t kCheckSeed = 1;
+
+// The check's inputs: `count` token sequences drawn from the vocabulary with a fixed seed. Any
+// input tells whether model.py computes tapeformer's logits, and these need no data file, so a run
+// directory exports wherever it was copied.
+std::vector<train::Example> check_inputs(const train::LoadedRun& run, int64_t count) {
+    constexpr int64_t kLongest = 12;
+    const int64_t length = std::max<int64_t>(1, std::min(kLongest, run.config.model.max_length - 1));   // <bos> takes a position
+    const int64_t tokens = run.dataset.vocab_size - train::kNumSpecial;
+    if (tokens < 1) throw DataError("export: the run's vocabulary holds no token besides the special ones");
+    Rng rng(kCheckSeed);
+    const auto sequence = [&](int64_t size) {
+        std::vector<int64_t> ids(static_cast<std::size_t>(size));
+        for (int64_t& id : ids) id = train::kNumSpecial + rng.below(tokens);
+        return ids;
+    };
+    std::vector<train::Example> inputs;
+    for (int64_t i = 0; i < count; ++i) {
+        const int64_t size = 1 + rng.below(length);
+        inputs.push_back(run.dataset.is_lm() ? train::Example{sequence(size), {}} : train::Example{sequence(size), sequence(size)});
+    }
+    return inputs;
+}
 }  // namespace
 
 std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::string& run_dir, const std::string& out,
@@ -127,13 +152,12 @@ std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::str
     const nlohmann::json& model_section = run.config.resolved.at("model");
     if (const std::string problem = pytorch_export_problem(model_section); !problem.empty())
         throw ValueError("export --to pytorch: " + problem + " (docs/models.md)");
-    if (run.dataset.test.empty())
-        throw DataError("export: the run's test split is empty, and check.safetensors holds test examples");
     require_export_folder(run_dir, out, overwrite);
     make_directories(out);
-    std::vector<int64_t> rows;
-    for (int64_t i = 0; i < examples && i < static_cast<int64_t>(run.dataset.test.size()); ++i) rows.push_back(i);
-    const train::Batch batch = train::make_batch(run.dataset.test, rows, run.dataset.is_lm());
+    const std::vector<train::Example> inputs = check_inputs(run, examples);
+    std::vector<int64_t> rows(inputs.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
+    const train::Batch batch = train::make_batch(inputs, rows, run.dataset.is_lm());
     std::map<std::string, Tensor> check{{"tgt_in", ids_as_floats(batch.tgt_in)}};
     if (!run.dataset.is_lm()) check.emplace("src", ids_as_floats(batch.src));
     {

@@ -6,7 +6,8 @@
 //   - model.py (src/export/pytorch_model.py): the three model types written with torch.nn, and a
 //     main that compares its logits with tapeformer's;
 //   - config.json: the run's model section and vocabulary size, which model.py builds from;
-//   - check.safetensors: the first test examples and the logits tapeformer computed for them.
+//   - check.safetensors: token sequences drawn from the vocabulary and the logits tapeformer
+//     computed for them. Only the run directory is read: it exports wherever it was copied.
 // Options model.py has no module for (grouped-query attention, SwiGLU, rotary positions, a
 // bidirectional encoder, Luong attention, a registry block other than the worked example, …) are
 // refused, naming the key. The worked example block, local_conv_mixer, has no torch.nn counterpart:
@@ -30,7 +31,7 @@ std::map<std::string, Tensor> pytorch_state_dict(const SequenceModel& model);
 inline const std::vector<std::string> kExportedFiles{"model.safetensors", "model.py", "config.json", "check.safetensors"};
 
 // Writes the four files into `out` (made if missing); returns their paths. ValueError when
-// pytorch_export_problem names a problem, DataError when the run has no test examples, FileError
+// pytorch_export_problem names a problem, FileError
 // before anything is written when `out` is a symbolic link or the run directory itself, or holds
 // one of the four files and `overwrite` is false.
 std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::string& run_dir, const std::string& out,

@@ -2,8 +2,8 @@
 
 The math of each model, and every parameter's name and shape, is in tapeformer's docs/models.md.
 Beside this file: config.json (the run's model section and its vocabulary size), model.safetensors
-(the weights under the names of the torch.nn modules below) and check.safetensors (test examples
-and the logits tapeformer computed for them).
+(the weights under the names of the torch.nn modules below) and check.safetensors (token
+sequences drawn from the vocabulary and the logits tapeformer computed for them).
 
     python3 model.py         rebuild the model, load the weights, compare the logits with tapeformer's
     from model import load   load(folder) gives the torch.nn.Module, in eval mode
@@ -237,7 +237,7 @@ def load(folder):
 
 
 def check(folder):
-    """The largest |logit − tapeformer's| over the target positions of the exported test examples."""
+    """The largest |logit − tapeformer's| over the target positions of the exported check inputs."""
     model = load(folder)
     examples = read_safetensors(os.path.join(folder, "check.safetensors"))
     tgt_in = examples["tgt_in"].long()
@@ -252,5 +252,5 @@ def check(folder):
 if __name__ == "__main__":
     folder = os.path.dirname(os.path.abspath(__file__))
     largest, positions, count = check(folder)
-    print(f"{positions} target positions of {count} test examples: largest |logit - tapeformer's| = {largest:.3g}")
+    print(f"{positions} target positions of {count} check inputs: largest |logit - tapeformer's| = {largest:.3g}")
     sys.exit(0 if largest <= 1e-4 else 1)

@@ -4,6 +4,7 @@
 //   metrics.jsonl          one JSON object per logged step
 //   checkpoints/step-N.safetensors, checkpoints/latest (the newest one's file name)
 //   best.safetensors       the checkpoint with the lowest validation loss
+//   lock                   the writer's lock (util/directory_lock.h); empty
 #pragma once
 #include <string>
 

@@ -40,6 +40,8 @@ LoadedRun load_run(const std::string& directory, const std::string& which, RunDa
     LoadedRun run;
     run.config = read_run_config(config::load_json_file(dir.config()),
                                  std::filesystem::path(directory).filename().string());
+    run.checkpoint = which == "best" && file_exists(dir.best()) ? dir.best() : dir.latest();
+    if (run.checkpoint.empty()) throw CheckpointError(directory + ": no checkpoint yet (train first)");
     if (!data_path.empty()) run.config.data.path = data_path;
     const bool from_file = run.config.data.source != DataSource::synthetic;
     if (data == RunData::splits && from_file && !file_exists(run.config.data.path))
@@ -61,8 +63,6 @@ LoadedRun load_run(const std::string& directory, const std::string& which, RunDa
             throw DataError(directory + ": the data now gives a different vocabulary than the run's vocab.json");
     }
     run.model = build_run_model(run.config, run.dataset);
-    run.checkpoint = which == "best" && file_exists(dir.best()) ? dir.best() : dir.latest();
-    if (run.checkpoint.empty()) throw CheckpointError(directory + ": no checkpoint yet (train first)");
     const LoadedCheckpoint loaded = load_checkpoint(run.checkpoint, *run.model, nullptr, run.dataset.tokenizer);
     // The weights mean something only under the config they were trained with: an edited
     // config.resolved.json (two heads read as four) is refused as a resume would refuse it.

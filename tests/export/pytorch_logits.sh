@@ -5,7 +5,7 @@
 # set-up, scripts/test.sh, installs): a transformer seq2seq, a GRU seq2seq with additive attention,
 # a plain GRU seq2seq and two language models (attention blocks, and the worked example's
 # convolution mixer, which model.py writes from its math), each trained briefly, exported, rebuilt by the exported
-# model.py with torch.nn and run on the run's test examples; the logits must agree with
+# model.py with torch.nn and run on the exported check inputs; the logits must agree with
 # tapeformer's within 1e-4. Then the check must be able to fail (another seed's weights), and the
 # refusals must say why: a model option model.py has no module for, a run without a checkpoint.
 set -euo pipefail

@@ -5,7 +5,9 @@
 #        exactly as a 1-process run that was never cut (every step's loss within 1e-5 relative).
 #  kill: a rank killed with SIGKILL takes the job down (mpirun exits non-zero and names the rank),
 #        and the last checkpoint is intact: a resume from it runs.
-# Usage: stop_and_crash.sh TAPEFORMER MPIRUN term|kill
+#  stall: a rank stopped with SIGSTOP leaves the other waiting in a sum; past --rank-timeout it
+#        ends the job with a message naming the wait, and the last checkpoint resumes.
+# Usage: stop_and_crash.sh TAPEFORMER MPIRUN term|kill|stall
 set -euo pipefail
 tapeformer=$1
 mpirun=$2
@@ -40,7 +42,8 @@ ranks_of() { pgrep -P "$1" -f tapeformer || true; }
 # Starts a 2-rank run into $work/$1 in the background (output in $work/$1.out and .err), sets $job
 # to mpirun's pid, and returns once the run has a checkpoint.
 start_job() {
-    "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$tapeformer" train configs/copy_transformer.json "${settings[@]}" \
+    "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$tapeformer" ${rank_timeout:+--rank-timeout $rank_timeout} \
+        train configs/copy_transformer.json "${settings[@]}" \
         --run-dir "$work/$1" > "$work/$1.out" 2> "$work/$1.err" &
     job=$!
     wait_for_checkpoint "$work/$1"
@@ -88,4 +91,23 @@ step=$(latest_step "$work/killed")
 "$tapeformer" train --resume "$work/killed" --set train.max_steps=$((step + 1)) --quiet > /dev/null \
     || fail "the checkpoint the killed job left does not resume"
 echo "mpirun exited $status; the checkpoint at step $step resumes"
+fi
+
+if [ "$scenario" = stall ]; then
+echo "== SIGSTOP to one rank, --rank-timeout 5"
+rank_timeout=5
+start_job stalled
+victim=$(ranks_of $job | tail -n 1)
+kill -STOP "$victim"
+started=$SECONDS
+status=0
+wait $job || status=$?
+kill -KILL "$victim" 2> /dev/null || true   # if the launcher left it stopped
+[ $status != 0 ] || fail "mpirun exited 0 though a rank was stopped"
+[ $((SECONDS - started)) -lt 120 ] || fail "the job took $((SECONDS - started)) s to end after the stop"
+grep -q "past --rank-timeout" "$work/stalled.err" || fail "no message naming the wait: $(cat "$work/stalled.err")"
+step=$(latest_step "$work/stalled")
+"$tapeformer" train --resume "$work/stalled" --set train.max_steps=$((step + 1)) --quiet > /dev/null \
+    || fail "the checkpoint the stalled job left does not resume"
+echo "mpirun exited $status $((SECONDS - started)) s after the stop, naming the wait; the checkpoint at step $step resumes"
 fi
