@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "autograd/error.h"
@@ -86,15 +87,21 @@ int main(int argc, char** argv) {
         app.exit(error);
         return 2;
     } catch (const std::exception& error) {
-        // A bad config, data file, checkpoint or argument value: exit 2. Anything else: exit 1.
-        const int code = dynamic_cast<const tf::InputError*>(&error) ? 2 : 1;
+        // A bad config, data file, checkpoint or argument value: exit 2; so is an allocation the
+        // system refused outside tensor memory (which the memory limit checks first), since the
+        // sizes come from the user's input. Anything else: exit 1.
+        const bool out_of_memory = dynamic_cast<const std::bad_alloc*>(&error) != nullptr;
+        const int code = dynamic_cast<const tf::InputError*>(&error) || out_of_memory ? 2 : 1;
         if (tf::distributed::launched_ranks() > 1 && tf::distributed::mpi_available()) {
             // The other ranks may be waiting for this one in a collective: take the whole job down.
             // One write, so two ranks' lines do not interleave.
             std::cerr << ("error (rank " + std::to_string(tf::distributed::world().rank()) + "): " + error.what() + "\n") << std::flush;
             tf::distributed::world().abort_job(code);
         }
-        std::cerr << "error: " << error.what() << "\n";
+        std::cerr << "error: " << (out_of_memory ? std::string("out of memory: the system refused an allocation; ask for a "
+                                                               "smaller model, batch, input or --probes")
+                                                 : std::string(error.what()))
+                  << "\n";
         return code;
     }
     return exit_code;
