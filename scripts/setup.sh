@@ -70,6 +70,18 @@ tf_prepare_data() {
     python3 "$TF_ROOT/data/build_poetry.py" || return 1
 }
 
+# A build folder made for another source folder (a checkout copied with cp -r or moved with mv)
+# names the old one in its CMakeCache.txt, and CMake refuses it: such a folder is started afresh.
+tf_forget_moved_build() {
+    local build_dir=$1 made_for
+    [ -f "$build_dir/CMakeCache.txt" ] || return 0
+    made_for=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build_dir/CMakeCache.txt")
+    # Compared as real paths: CMake may have stored the folder behind a symbolic link.
+    [ -n "$made_for" ] && [ "$(cd "$made_for" 2>/dev/null && pwd -P)" = "$(cd "$TF_ROOT" && pwd -P)" ] && return 0
+    echo "==> $build_dir was configured for ${made_for:-another source folder}: starting it afresh"
+    rm -rf "$build_dir"
+}
+
 # tf_build BUILD_DIR [CMAKE_ARG...] [-- TARGET...]: configure (quick when nothing changed, and it
 # makes the arguments and TF_NATIVE take effect in an existing build), then build the targets
 # (default: everything). TF_NATIVE=OFF in the environment builds for plain x86-64 instead of this
@@ -83,6 +95,7 @@ tf_build() {
         shift
     done
     [ $# -gt 0 ] && shift && targets=(--target "$@")
+    tf_forget_moved_build "$build_dir"
     echo "==> configuring $build_dir"
     cmake -S "$TF_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
           ${TF_NATIVE:+"-DTF_NATIVE=$TF_NATIVE"} "${cmake_args[@]}" >/dev/null || return 1

@@ -100,8 +100,11 @@ TEST_CASE("the documented edge values: empty hypotheses, ones shorter than 4 tok
 TEST_CASE("hypotheses and references are not interchangeable: swapping them changes BLEU and chrF", "[property]") {
     // The recurring bug of swapped arguments shows here: precision and recall trade places.
     const std::vector<std::string> shorter{"the cat sat on the mat"}, longer{"the cat sat on the mat today"};
-    CHECK(corpus_bleu(shorter, longer) < 100.0);   // the brevity penalty: the hypothesis is short
-    CHECK(corpus_bleu(longer, shorter) < corpus_bleu(shorter, longer) + 1e-9);
+    // By hand: the 6-word hypothesis matches every n-gram (precisions 1) but is short of the
+    // 7-word reference, BP = e^(1 − 7/6); the 7-word one has precisions 6/7, 5/6, 4/5, 3/4 and BP 1.
+    CHECK(corpus_bleu(shorter, longer) == Approx(100.0 * std::exp(1.0 - 7.0 / 6.0)));
+    CHECK(corpus_bleu(longer, shorter) == Approx(100.0 * std::pow(6.0 / 7 * 5.0 / 6 * 4.0 / 5 * 3.0 / 4, 0.25)));
+    CHECK(corpus_bleu(longer, shorter) < corpus_bleu(shorter, longer) - 1.0);
     CHECK(chrf(shorter, longer) != Approx(chrf(longer, shorter)));
     CHECK(chrf(shorter, longer) < chrf(longer, shorter));   // β = 2 weighs recall: missing text costs more
 }
