@@ -19,6 +19,7 @@
 #include "train/run_config.h"
 #include "train/run_loader.h"
 #include "train/safetensors.h"
+#include "source_paths.h"
 
 namespace tf::fuzz {
 

@@ -3,9 +3,9 @@
 #
 # The README's two commands as a new user meets them: a freshly made Debian root of each release
 # (debootstrap --variant=minbase, then only the toolchain the README names: g++ cmake git python3
-# ca-certificates), the current commit cloned into it, then scripts/test.sh, `tapeformer gradcheck`
-# and scripts/demo.sh run inside it (chroot, with /proc mounted). It prints one line per release: passed, or the
-# first error. A machine with leftovers hides a missing install step; a fresh root does not.
+# ca-certificates), the current commit cloned into it, then scripts/test.sh and scripts/demo.sh run
+# inside it (chroot, with /proc mounted). It prints one line per release: passed, or the first
+# error. A machine with leftovers hides a missing install step; a fresh root does not.
 #
 #   - Needs root, and the Debian mirror this machine's apt sources name (read from apt, never
 #     written here); TF_DEBIAN_MIRROR=URL picks another.
@@ -13,7 +13,11 @@
 #     /var/cache/tapeformer-fresh, so a later run pays for the builds, not for debootstrap. A base
 #     is made under a temporary name and renamed only when complete, so a run that was cut off
 #     never leaves a half-made root that a later run would trust. Each check runs in a copy of
-#     the base, which stays clean. Downloaded .debs are kept beside the bases.
+#     the base, which stays clean. Downloaded .debs are kept beside the bases, and so is each
+#     release's compiler cache ($TF_FRESH_CACHE/ccache/RELEASE, mounted at the root's
+#     ~/.cache/ccache): the root still installs every package (ccache among them, as setup.sh
+#     does for everyone) and clones the sources itself; only compiler outputs, keyed by compiler,
+#     flags and preprocessed source, are reused.
 #   - The demo trains each model 20 steps a seed (TF_DEMO_STEPS), not 300: the check is that the command
 #     installs, builds, trains, compares and reports on a fresh system, not how far the models get.
 #   - bookworm builds with TF_NATIVE=OFF (plain x86-64, so the non-AVX-512 code paths are built
@@ -165,15 +169,16 @@ check_release() {
     reason=$(make_base "$release" "$mirror") || { echo "$release: FAILED making the root: $reason"; return 1; }
     remove_root "$work"
     cp -a --reflink=auto "$CACHE/$release" "$work" &&
-        mkdir -p "$CACHE/debs/$release" &&
+        mkdir -p "$CACHE/debs/$release" "$CACHE/ccache/$release" "$work/root/.cache/ccache" &&
         mount_system_dirs "$work" &&
         mount --bind "$CACHE/debs/$release" "$work/var/cache/apt/archives" &&
+        mount --bind "$CACHE/ccache/$release" "$work/root/.cache/ccache" &&
         git clone --quiet --no-checkout "$TF_ROOT" "$work/root/tapeformer" &&
         git -C "$work/root/tapeformer" checkout --quiet --detach "$(git -C "$TF_ROOT" rev-parse HEAD)" ||
         { unmount_under "$work"; echo "$release: FAILED preparing the copy of the root"; return 1; }
     : >"$log"
     local step started seconds timings=()
-    for step in scripts/test.sh "build/tapeformer gradcheck" scripts/demo.sh; do
+    for step in scripts/test.sh scripts/demo.sh; do
         echo "==> $release: $step (TF_NATIVE=$native; the log: $log)" >&2
         started=$(date +%s)
         in_root "$work" TF_NATIVE="$native" TF_DEMO_STEPS=20 /bin/bash -c "cd /root/tapeformer && $step" >>"$log" 2>&1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's demo command: install what is missing, build once (Release, in build/), then run the
+# The README's demo command: install what is missing, build the CLI (Release, in build/), then run the
 # main job on the shipped default: the poetry comparison — an RNN, a GRU, an LSTM, a GRU with
 # attention and a transformer autoencoding lines of verse on the same data and budget, 3 seeds each —
 # at a size that finishes in a few minutes on 2 cores, then show a few reconstructions and where the
@@ -9,7 +9,8 @@ source "$(dirname "$0")/setup.sh"
 
 tf_install_missing
 tf_prepare_data
-tf_build "$TF_ROOT/build"
+# The CLI alone: the demo needs neither the suite nor what it needs (Catch2, chromium, PyTorch).
+tf_build "$TF_ROOT/build" -DTF_TESTS=OFF -- tapeformer
 
 cd "$TF_ROOT"
 run_dir=runs/demo

@@ -34,7 +34,7 @@ tf_install_missing
 tf_prepare_data
 build_dir="$TF_ROOT/build-fuzz"
 # -O1 with line tables only, as the sanitizer build of scripts/test.sh: half the build time of -O2 -g.
-CC=clang CXX=clang++ tf_build "$build_dir" -DTF_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -- \
+CC=clang CXX=clang++ tf_build "$build_dir" -DTF_FUZZ=ON -DTF_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -- \
     tapeformer "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS=detect_leaks=0   # oneDNN's and OpenMP's process-long allocations are not leaks of ours

@@ -10,7 +10,11 @@ TF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # libopenmpi-dev and openmpi-bin: data-parallel training and its tests under `mpirun -np 2`
 # (Open MPI 4.1 on Debian 12, 5.0 on 13); the build works without them, less that feature.
 TF_PACKAGES=(g++ cmake ninja-build libdnnl-dev ocl-icd-opencl-dev libcli11-dev nlohmann-json3-dev
-             "libcatch2-dev|catch2" fortunes libopenmpi-dev openmpi-bin)
+             fortunes libopenmpi-dev openmpi-bin ccache)
+# What the test suite adds (scripts/test.sh): Catch2, and Debian's chromium and python3-torch, to
+# open the report pages in a real browser (tests/browser/) and run the models `export --to
+# pytorch` writes (tests/export/). A test build without one stops at configure, naming it.
+TF_TEST_PACKAGES=("libcatch2-dev|catch2" chromium python3-torch)
 
 tf_is_installed() {
     [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
@@ -70,6 +74,22 @@ tf_prepare_data() {
     python3 "$TF_ROOT/data/build_poetry.py" || return 1
 }
 
+# ccache (Debian's) keeps each compiler output under a hash of the compiler, its flags and the
+# preprocessed source, so a file compiled before — in another build folder, a fresh clone, or a
+# fresh root with its release's cache mounted in (scripts/check-fresh.sh) — is not compiled again.
+# CCACHE_BASEDIR makes the paths inside the checkout relative, so a clone elsewhere hits too. ccache
+# hashes the text "-march=native", not the CPU it means: what it means here goes into the hash
+# (CCACHE_EXTRAFILES), so another machine's objects are never taken for this one's.
+# Sets TF_LAUNCHER_ARGS for the configure; empty when ccache is not installed.
+tf_use_compiler_cache() {
+    TF_LAUNCHER_ARGS=()
+    command -v ccache >/dev/null || return 0
+    local native_flags="$1/native-flags.txt"
+    echo | "${CXX:-c++}" -march=native -E -v - 2>&1 | grep -E 'cc1|target-cpu' >"$native_flags" || true
+    export CCACHE_BASEDIR=$TF_ROOT CCACHE_EXTRAFILES=$native_flags
+    TF_LAUNCHER_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+}
+
 # A build folder made for another source folder (a checkout copied with cp -r or moved with mv)
 # names the old one in its CMakeCache.txt, and CMake refuses it: such a folder is started afresh.
 tf_forget_moved_build() {
@@ -96,9 +116,11 @@ tf_build() {
     done
     [ $# -gt 0 ] && shift && targets=(--target "$@")
     tf_forget_moved_build "$build_dir"
+    mkdir -p "$build_dir"
+    tf_use_compiler_cache "$build_dir"
     echo "==> configuring $build_dir"
     cmake -S "$TF_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-          ${TF_NATIVE:+"-DTF_NATIVE=$TF_NATIVE"} "${cmake_args[@]}" >/dev/null || return 1
+          ${TF_NATIVE:+"-DTF_NATIVE=$TF_NATIVE"} "${TF_LAUNCHER_ARGS[@]}" "${cmake_args[@]}" >/dev/null || return 1
     echo "==> building $build_dir"
     cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}" || return 1
 }

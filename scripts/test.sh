@@ -8,13 +8,13 @@ set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 
 build_dir="$TF_ROOT/build"
-cmake_args=()
+cmake_args=(-DTF_TESTS=ON)
 if [ "${1:-}" = "--sanitize" ]; then
     shift
     build_dir="$TF_ROOT/build-asan"
     # -O1 with line tables only: the sanitizers' reports keep file:line, and the build takes half
     # the time of -O2 -g (a test file under ASan: 17 s against 42 s), which CI's budget needs.
-    cmake_args=(-DTF_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
+    cmake_args=(-DTF_TESTS=ON -DTF_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
     # oneDNN's and OpenMP's runtime allocations live for the whole process: not leaks of ours.
     export ASAN_OPTIONS=detect_leaks=0
 fi
@@ -23,9 +23,7 @@ fi
 # they wait for each other (see src/cli/main.cpp).
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
-# The suite alone needs two more: Debian's chromium, to open the report pages in a real browser
-# (tests/browser/), and python3-torch, to run the models `export --to pytorch` writes (tests/export/).
-TF_PACKAGES+=(chromium python3-torch)
+TF_PACKAGES+=("${TF_TEST_PACKAGES[@]}")   # the suite's own needs: Catch2, chromium, python3-torch
 tf_install_missing
 tf_prepare_data
 tf_build "$build_dir" "${cmake_args[@]}"

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "train/safetensors.h"
+#include "source_paths.h"
 
 namespace tf::test {
 

@@ -14,6 +14,7 @@
 #include "train/dataset.h"
 #include "train/tokenizer.h"
 #include "util/files.h"
+#include "source_paths.h"
 
 using namespace tf;
 using namespace tf::train;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_helpers.h"
+#include "source_paths.h"
 
 using tf::test::CliResult;
 using tf::test::run_cli;

@@ -13,6 +13,7 @@
 #include "tiny_comparison.h"
 #include "util/files.h"
 #include "xml_check.h"
+#include "source_paths.h"
 
 using namespace tf;
 

@@ -11,6 +11,7 @@
 #include "train/dataset.h"
 #include "train/run_config.h"
 #include "train/synthetic.h"
+#include "source_paths.h"
 
 using namespace tf;
 using namespace tf::train;

@@ -12,6 +12,7 @@
 #include "train/decoding.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
+#include "source_paths.h"
 
 using namespace tf;
 using namespace tf::train;

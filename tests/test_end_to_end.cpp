@@ -14,6 +14,7 @@
 #include "train/run_dir.h"
 #include "train/trainer.h"
 #include "util/files.h"
+#include "source_paths.h"
 
 using namespace tf;
 using namespace tf::train;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "targets.h"
+#include "source_paths.h"
 
 namespace {
 std::string bytes_of(const std::filesystem::path& path) {

@@ -17,6 +17,7 @@
 #include "run_helpers.h"
 #include "util/files.h"
 #include "xml_check.h"
+#include "source_paths.h"
 
 using namespace tf;
 

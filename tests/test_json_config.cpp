@@ -8,6 +8,7 @@
 #include "run_helpers.h"
 #include "train/run_config.h"
 #include "train/run_name.h"
+#include "source_paths.h"
 
 using namespace tf;
 using namespace tf::config;

@@ -9,6 +9,7 @@
 
 #include "run_helpers.h"
 #include "train/dataset.h"
+#include "source_paths.h"
 
 namespace {
 

@@ -15,6 +15,7 @@
 
 #include "run_helpers.h"
 #include "train/run_dir.h"
+#include "source_paths.h"
 
 using namespace tf;
 using tf::test::CliResult;

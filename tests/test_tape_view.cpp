@@ -10,6 +10,7 @@
 #include "train/run_config.h"
 #include "util/files.h"
 #include "xml_check.h"
+#include "source_paths.h"
 
 using namespace tf;
 

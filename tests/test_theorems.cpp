@@ -27,6 +27,7 @@
 #include "train/run_dir.h"
 #include "train/run_loader.h"
 #include "util/files.h"
+#include "source_paths.h"
 
 using namespace tf;
 using Catch::Contains;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "util/files.h"
+#include "source_paths.h"
 
 namespace tf::test {
 
