@@ -14,9 +14,14 @@
 #include "autograd/storage.h"
 #include "autograd/tape.h"
 #include "layers/attention/tiled_attention.h"
+#include "run_helpers.h"
+#include "source_paths.h"
+
+#include <stdlib.h>
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -63,7 +68,31 @@ double error_against_rounded_reference(const GemmShape& s) {
     return worst;
 }
 
-bool cpu_has_bf16() { return tf::kernels::bf16_unsupported_reason().empty(); }
+// Round to nearest, ties to even, by another route than the bit trick of to_bfloat16: the two
+// bf16 neighbours of x (its bits cut to the top 16, and the next bf16 away from zero), the nearer
+// one in exact double arithmetic, the one with an even last bit on a tie. Past the largest bf16
+// the next one is infinity, which IEEE rounding reaches as if it were 2¹²⁸. Not for NaN.
+tf::kernels::bfloat16_bits nearest_bfloat16(float x) {
+    const uint32_t bits = std::bit_cast<uint32_t>(x);
+    const uint16_t toward_zero = static_cast<uint16_t>(bits >> 16), away = static_cast<uint16_t>(toward_zero + 1);
+    if (std::isinf(x)) return toward_zero;
+    const double away_value = (away & 0x7FFF) == 0x7F80 ? std::copysign(std::ldexp(1.0, 128), x) : from_bfloat16(away);
+    const double below = std::abs(double(x) - from_bfloat16(toward_zero)), above = std::abs(away_value - x);
+    if (below != above) return below < above ? toward_zero : away;
+    return (toward_zero & 1u) == 0 ? toward_zero : away;
+}
+
+// Scoped: bf16 products run natively or emulated (tests restore the default after).
+class Bf16ProductsScope {
+public:
+    explicit Bf16ProductsScope(tf::kernels::Bf16Products products) : previous_(tf::kernels::bf16_products()) {
+        tf::kernels::set_bf16_products(products);
+    }
+    ~Bf16ProductsScope() { tf::kernels::set_bf16_products(previous_); }
+
+private:
+    tf::kernels::Bf16Products previous_;
+};
 
 }  // namespace
 
@@ -92,6 +121,9 @@ TEST_CASE("bfloat16: a round trip keeps 8 significant bits (relative error at mo
         worst_relative = tf::worse_of(worst_relative, std::abs(double(from_bfloat16(rounded[i])) - values[i]) / std::abs(values[i]));
     }
     CHECK(loop_differs == 0);   // the vectorised loop and the scalar agree
+    int64_t differs_from_nearest = 0;
+    for (size_t i = 0; i < values.size(); ++i) differs_from_nearest += rounded[i] != nearest_bfloat16(values[i]);
+    CHECK(differs_from_nearest == 0);   // and both round to nearest, ties to even
     CHECK(worst_relative <= std::ldexp(1.0, -8));
     CHECK(worst_relative > std::ldexp(1.0, -10));   // and it does round: 10,000 values hit near-worst cases
 }
@@ -110,7 +142,10 @@ TEST_CASE("round_to_bfloat16 (the CPU's conversion where it has one) equals to_b
         std::vector<tf::kernels::bfloat16_bits> fast(n), portable(n);
         tf::kernels::round_to_bfloat16(values.data() + 1, fast.data(), static_cast<int64_t>(n));
         tf::kernels::round_to_bfloat16_portable(values.data() + 1, portable.data(), static_cast<int64_t>(n));
-        CHECK(fast == portable);
+        for (std::size_t i = 0; i < n; ++i) {   // the rounding by another route, each value finite here
+            CHECK(fast[i] == nearest_bfloat16(values[i + 1]));
+            CHECK(portable[i] == nearest_bfloat16(values[i + 1]));
+        }
     }
     std::vector<tf::kernels::bfloat16_bits> all(values.size());
     tf::kernels::round_to_bfloat16(values.data(), all.data(), static_cast<int64_t>(values.size()));
@@ -141,11 +176,6 @@ TEST_CASE("RoundedCopy rounds every value as to_bfloat16, on one thread and wher
 }
 
 TEST_CASE("gemm in bf16 equals the reference loop on operands rounded to bf16", "[unit][precision]") {
-    if (!cpu_has_bf16()) {   // this CPU refuses bf16, naming the instructions it lacks
-        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
-        CHECK_THAT(tf::kernels::bf16_unsupported_reason(), Catch::Contains("AVX512-BF16"));
-        return;
-    }
     // the first two are small enough for the row loop, the others go to oneDNN (≥ 2^17 multiply-adds)
     for (const GemmShape& s : {GemmShape{.M = 5, .N = 7, .K = 3},
                                GemmShape{.batch = 3, .M = 9, .N = 4, .K = 6, .trans_a = true, .trans_b = true,
@@ -168,10 +198,6 @@ TEST_CASE("gemm in bf16 equals the reference loop on operands rounded to bf16", 
 }
 
 TEST_CASE("gemm in bf16 with the bias and ReLU epilogue: the rounded operands' product, plus the f32 bias, then ReLU", "[unit][precision]") {
-    if (!cpu_has_bf16()) {
-        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
-        return;
-    }
     for (const GemmShape& s : {GemmShape{.M = 5, .N = 7, .K = 3, .trans_b = true}, GemmShape{.M = 300, .N = 129, .K = 64, .trans_b = true},
                                GemmShape{.M = 2048, .N = 96, .K = 128, .trans_b = true}}) {
         INFO("M " << s.M << " N " << s.N << " K " << s.K);
@@ -193,10 +219,6 @@ TEST_CASE("gemm in bf16 with the bias and ReLU epilogue: the rounded operands' p
 }
 
 TEST_CASE("gemm in bf16 differs from f32 by the rounding of its operands, no more", "[property][precision]") {
-    if (!cpu_has_bf16()) {
-        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
-        return;
-    }
     const GemmShape s{.M = 64, .N = 64, .K = 64};
     const auto A = random_floats(64 * 64, 4), B = random_floats(64 * 64, 5);
     std::vector<float> C_f32(64 * 64), C_bf16(64 * 64);
@@ -219,10 +241,6 @@ TEST_CASE("gemm in bf16 differs from f32 by the rounding of its operands, no mor
 }
 
 TEST_CASE("tiled attention in bf16: its inputs rounded once, P and dS as they are made, close to fp32 and not equal", "[property][precision]") {
-    if (!cpu_has_bf16()) {
-        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
-        return;
-    }
     // causal self-attention read in place from one projection (2 query heads over 1 key/value
     // head), tiles that do not divide T; values and the gradient of qkv, fp32 against bf16
     tf::Rng rng(21);
@@ -249,10 +267,6 @@ TEST_CASE("tiled attention in bf16: its inputs rounded once, P and dS as they ar
 }
 
 TEST_CASE("tiled attention in bf16: the inputs' rounded copies are tensor memory, counted in peak memory", "[unit][precision]") {
-    if (!cpu_has_bf16()) {
-        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
-        return;
-    }
     // The forward's peak above what was live before it: O and L in fp32; in bf16 also the rounded
     // copy of qkv, 2 bytes a value, kept for the backward.
     tf::Rng rng(23);
@@ -288,10 +302,6 @@ double relative_error(const tf::Tensor& actual, const std::vector<float>& expect
 }  // namespace
 
 TEST_CASE("linear in bf16: its output and gradients are the products of the rounded x, W and output gradient", "[unit][precision]") {
-    if (!cpu_has_bf16()) {
-        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
-        return;
-    }
     // (rows, K, N): the row loop's size, then oneDNN's, then an output gradient past 2¹⁹ values
     // (rounded, masked and summed for the bias on the threads); with and without the ReLU
     for (const auto [rows, K, N] :
@@ -339,10 +349,6 @@ TEST_CASE("linear in bf16: its output and gradients are the products of the roun
 }
 
 TEST_CASE("linear in bf16: the rounded x and W it keeps for the backward are tensor memory, counted in peak memory", "[unit][precision]") {
-    if (!cpu_has_bf16()) {
-        CHECK_THROWS_AS(tf::kernels::set_matmul_precision(MatmulPrecision::bf16), tf::ConfigError);
-        return;
-    }
     // The forward's peak above what was live before it: y in fp32; in bf16 also x and W rounded,
     // 2 bytes a value (sizes whole multiples of the 64-byte allocation unit).
     tf::Rng rng(37);
@@ -357,4 +363,48 @@ TEST_CASE("linear in bf16: the rounded x and W it keeps for the backward are ten
         return tf::memory::peak_bytes() - before;
     };
     CHECK(forward_peak(MatmulPrecision::bf16) - forward_peak(MatmulPrecision::fp32) == (x.numel() + W.numel()) * 2);
+}
+
+TEST_CASE("bf16 products on the CPU's instructions equal the emulated ones where it has them, and are refused elsewhere",
+          "[unit][precision]") {
+    using tf::kernels::Bf16Products;
+    if (!tf::kernels::bf16_unsupported_reason().empty()) {
+        CHECK(tf::kernels::bf16_products() == Bf16Products::emulated);
+        CHECK_THROWS_WITH(tf::kernels::set_bf16_products(Bf16Products::native), Catch::Contains("AVX512-BF16"));
+    } else {
+        // oneDNN's bf16 kernels and the f32 product of the widened operands: the same products of
+        // bf16 values, summed in f32 in other orders.
+        for (const GemmShape& s : {GemmShape{.M = 67, .N = 45, .K = 53}, GemmShape{.M = 300, .N = 129, .K = 64, .trans_b = true},
+                                   GemmShape{.batch = 16, .M = 33, .N = 31, .K = 65, .trans_b = true, .batch_stride_a = 33 * 65,
+                                             .batch_stride_b = 31 * 65, .batch_stride_c = 33 * 31}}) {
+            INFO("M " << s.M << " N " << s.N << " K " << s.K << " batch " << s.batch);
+            const auto A = random_floats(s.batch * s.M * s.K, 1), B = random_floats(s.batch * s.N * s.K, 2);
+            std::vector<float> native(s.batch * s.M * s.N), emulated(native.size());
+            const tf::kernels::MatmulPrecisionScope bf16(MatmulPrecision::bf16);
+            {
+                const Bf16ProductsScope on_instructions(Bf16Products::native);
+                tf::kernels::gemm(A.data(), B.data(), native.data(), s);
+            }
+            {
+                const Bf16ProductsScope emulation(Bf16Products::emulated);
+                tf::kernels::gemm(A.data(), B.data(), emulated.data(), s);
+            }
+            double worst = 0;
+            for (std::size_t i = 0; i < native.size(); ++i)
+                worst = tf::worse_of(worst, std::abs(double(native[i]) - emulated[i]) / (1 + std::abs(double(emulated[i]))));
+            CHECK(worst < 1e-5);
+        }
+    }
+}
+
+TEST_CASE("a new bf16 run on a CPU without bf16 instructions is refused, naming them", "[integration][precision]") {
+    // ONEDNN_MAX_CPU_ISA=AVX2 hides AVX512-BF16 and AMX from oneDNN in the child, on any CPU.
+    const tf::test::TempDir dir;
+    tf::test::write_text(dir / "bf16.json", tf::test::read_text(std::string(TF_SOURCE_DIR) + "/configs/copy_transformer.json"));
+    ::setenv("ONEDNN_MAX_CPU_ISA", "AVX2", 1);
+    const tf::test::CliResult checked = tf::test::run_cli({"config", "check", dir / "bf16.json", "--set", "precision=bf16"});
+    ::unsetenv("ONEDNN_MAX_CPU_ISA");
+    INFO(checked.err);
+    CHECK(checked.exit_code == 2);
+    CHECK_THAT(checked.err, Catch::Contains("precision") && Catch::Contains("AVX512-BF16"));
 }

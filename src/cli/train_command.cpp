@@ -44,6 +44,7 @@ int run_train(const TrainArguments& args) {
                          [](const std::string& assignment) { return assignment.rfind("threads=", 0) == 0; }) !=
             args.overrides.end())
             train::check_threads(config);
+        train::check_precision(config);   // a bf16 run saved on a machine with the instructions
         options.run_dir = args.resume;
         options.resume = true;
     } else {

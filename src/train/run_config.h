@@ -53,6 +53,8 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
 void check_new_run(const RunConfig& run);
 // Its first half alone, for a --set threads= on resume: threads ≤ max_threads().
 void check_threads(const RunConfig& run);
+// Its second: precision "bf16" only on a CPU with bf16 instructions (a resume checks it too).
+void check_precision(const RunConfig& run);
 
 // Loads CONFIG, applies each "--set key=value" in order, validates (check_new_run included). The
 // default name is the file's stem (configs/copy_transformer.json → "copy_transformer").

@@ -395,6 +395,17 @@ const float* widened_operand(const bfloat16_bits* X, const StoredOperand& x, int
     });
 }
 
+// C = act(op(A)·op(B) + bias) for operands in bf16: on the CPU's bf16 instructions, or emulated as
+// an f32 product of the operands widened (kernels/matmul_precision.h, Bf16Products).
+void bf16_matmul(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
+    if (bf16_products() == Bf16Products::native) {
+        execute_matmul(A, B, C, s, MatmulPrecision::bf16, epilogue);
+        return;
+    }
+    execute_matmul(widened_operand(A, stored_a(s), 0), widened_operand(B, stored_b(s), 1), C, with_packed_operands(s),
+                   MatmulPrecision::fp32, epilogue);
+}
+
 // C_i ← act(C_i + bias) row by row: the epilogue for the products that do not run in oneDNN.
 void apply_epilogue(float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
     for (int64_t i = 0; i < s.M; ++i) {
@@ -429,7 +440,7 @@ bool has_checked_epilogue(const GemmShape& s, const GemmEpilogue& epilogue) {
     return has_epilogue;
 }
 
-// C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first (packed) and the primitive
+// C = op(A)·op(B) in oneDNN; in bf16, A and B are rounded first (packed) and bf16_matmul
 // multiplies bf16 and sums in f32.
 void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s, MatmulPrecision precision,
                    const GemmEpilogue& epilogue = {}) {
@@ -446,8 +457,7 @@ void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s,
         execute_matmul(A, B, C, s, precision, epilogue);
         return;
     }
-    execute_matmul(rounded_operand(A, stored_a(s), 0), rounded_operand(B, stored_b(s), 1), C, with_packed_operands(s),
-                   precision, epilogue);
+    bf16_matmul(rounded_operand(A, stored_a(s), 0), rounded_operand(B, stored_b(s), 1), C, with_packed_operands(s), epilogue);
 }
 
 }  // namespace
@@ -558,10 +568,10 @@ void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmSh
     }
     if (product < kWorthSharing && omp_get_max_threads() > 1 && !omp_in_parallel()) {
         const OneThreadForScope this_thread_only;
-        execute_matmul(A, B, C, s, MatmulPrecision::bf16, epilogue);
+        bf16_matmul(A, B, C, s, epilogue);
         return;
     }
-    execute_matmul(A, B, C, s, MatmulPrecision::bf16, epilogue);
+    bf16_matmul(A, B, C, s, epilogue);
 }
 
 void gemm(const double* A, const double* B, double* C, const GemmShape& s) {
