@@ -5,12 +5,13 @@
                 [--option PREFIX]... [--examples N] [--svgs N] [--nodes N] [--text TEXT]...
       DOM_FILE is `chromium --headless --dump-dom PAGE`: the document after the page's script ran.
   check_page.py png PNG_FILE WIDTHxHEIGHT
-      a screenshot: a PNG of that size.
+      a screenshot: a PNG of that size showing the page drawn (text, and the plots' colours).
 
 Prints one line saying what it found; exits 1, naming the first thing missing, when a check fails.
 """
 import argparse
 import struct
+import zlib
 import sys
 from html.parser import HTMLParser
 
@@ -121,19 +122,77 @@ def check_dom(args):
     return 0
 
 
+def png_pixels(path):
+    """(width, height, rows of (r, g, b) tuples) of an 8-bit RGB or RGBA, non-interlaced PNG:
+    the chunks' IDAT data inflated, each row's filter (none, sub, up, average, Paeth) undone."""
+    with open(path, "rb") as png:
+        data = png.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    at, idat, header = 8, b"", None
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        at += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    if depth != 8 or colour not in (2, 6) or interlace:
+        raise ValueError(f"a PNG this check does not read (depth {depth}, colour type {colour}, interlace {interlace})")
+    channels = 3 if colour == 2 else 4
+    stride = width * channels
+    raw, rows, previous = zlib.decompress(idat), [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up, corner = previous[i], previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                guess = left + up - corner
+                pa, pb, pc = abs(guess - left), abs(guess - up), abs(guess - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
+        rows.append([tuple(line[x * channels:x * channels + 3]) for x in range(width)])
+        previous = line
+    return width, height, rows
+
+
+# The plots' first two colours (src/analysis/svg.cpp, kPalette): blue and vermilion.
+PLOT_COLOURS = {"blue": (0x00, 0x72, 0xB2), "vermilion": (0xD5, 0x5E, 0x00)}
+
+
 def check_png(args):
+    """A screenshot of that size that shows the page drawn: text (dark pixels on the light page)
+    and the plots' colours, not one uniform colour (a blank or failed page)."""
     width, height = (int(n) for n in args.size.split("x"))
-    with open(args.file, "rb") as png:
-        head = png.read(24)
-    # The signature, then the IHDR chunk: length, "IHDR", width, height (big-endian).
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        print(f"FAILED {args.file}: not a PNG")
+    try:
+        found_width, found_height, rows = png_pixels(args.file)
+    except (ValueError, zlib.error, struct.error, TypeError) as problem:
+        print(f"FAILED {args.file}: {problem}")
         return 1
-    found = struct.unpack(">II", head[16:24])
-    if found != (width, height):
-        print(f"FAILED {args.file}: {found[0]}x{found[1]}, expected {args.size}")
+    if (found_width, found_height) != (width, height):
+        print(f"FAILED {args.file}: {found_width}x{found_height}, expected {args.size}")
         return 1
-    print(f"ok {args.file}: a {args.size} PNG")
+    pixels = [pixel for row in rows for pixel in row]
+    dark = sum(1 for r, g, b in pixels if r + g + b < 200)
+    near = lambda pixel, colour: sum(abs(a - b) for a, b in zip(pixel, colour)) < 60
+    coloured = {name: sum(1 for pixel in pixels if near(pixel, colour)) for name, colour in PLOT_COLOURS.items()}
+    problems = []
+    if dark < len(pixels) // 1000:
+        problems.append(f"{dark} dark pixels: no text drawn")
+    problems += [f"{count} pixels of the plots' {name}" for name, count in coloured.items() if count < 100]
+    if problems:
+        print(f"FAILED {args.file}: " + "; ".join(problems))
+        return 1
+    print(f"ok {args.file}: a {args.size} PNG with {dark} dark (text) pixels, " +
+          ", ".join(f"{count} {name}" for name, count in coloured.items()))
     return 0
 
 

@@ -7,7 +7,8 @@
 # the tape. For each, chromium's document after the page's script ran (--dump-dom) is checked by
 # check_page.py: the table rows, one entry per variant, the viewer's controls and drawn tokens, and
 # no script error (the page's own hooks mark one on <html>). The comparison is also checked as
-# written, without its script (its tables and plots are there), and photographed (--screenshot).
+# written, without its script (its tables and plots are there), and photographed (--screenshot): the
+# picture must show text and the plots' colours, and a blank picture must fail that check.
 set -euo pipefail
 
 tapeformer=$1
@@ -65,3 +66,12 @@ $check dom "$work/compare/report.html" --script disabled --row gru --row gru_att
 echo "==> a screenshot of the comparison"
 screenshot_of "$work/compare/report.html" "$work/compare.png" 1200,1600
 $check png "$work/compare.png" 1200x1600
+# and the check must be able to fail: a blank page of the same size (one uniform colour) is refused
+python3 -c '
+import struct, sys, zlib
+width, height = 1200, 1600
+rows = b"".join(b"\x00" + b"\xff" * (3 * width) for _ in range(height))
+chunk = lambda kind, body: struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+sys.stdout.buffer.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) +
+                        chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))' >"$work/blank.png"
+if $check png "$work/blank.png" 1200x1600; then echo "error: the screenshot check passed a blank page" >&2; exit 1; fi
