@@ -84,10 +84,13 @@ remove_root() {
     rm -rf --one-file-system "$1"
 }
 
-# What a program inside the root needs beyond its files: /proc, /sys, /dev, and the host's DNS.
+# What a program inside the root needs beyond its files: /proc, /sys, /dev, the host's DNS, and a
+# /tmp of its own (a mount point, as on a real system: the suite mounts a small tmpfs below it in a
+# namespace of its own, and must first make the mount that holds it private there).
 mount_system_dirs() {
     local root=$1
     mount -t proc proc "$root/proc" &&
+        mount -t tmpfs tmpfs "$root/tmp" &&
         mount --bind /sys "$root/sys" &&
         mount --bind /dev "$root/dev" &&
         mount --bind /dev/pts "$root/dev/pts" &&

@@ -2,8 +2,8 @@
 # A sweep of free-space levels across a whole `train`: on a small tmpfs of each size in turn, a
 # run either finishes (exit 0) with every file whole — config, vocabulary, log, checkpoints — and
 # `eval` reads it, or stops with exit 2 naming what it could not write. Never exit 0 with a short
-# file, never another exit code. The tmpfs is mounted in a mount namespace of its own (unshare -m
-# as root, as CI runs; unshare -rm, a user namespace, otherwise).
+# file, never another exit code. The tmpfs is mounted in a mount namespace of its own (as root, as
+# CI runs; else a user namespace), on a mount made private there first, so no other namespace sees it.
 # Usage: free_space_sweep.sh TAPEFORMER
 set -uo pipefail
 tapeformer=$1
@@ -11,8 +11,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-if unshare -m true 2> /dev/null; then namespace=(unshare -m)
-elif unshare -rm true 2> /dev/null; then namespace=(unshare -rm)
+# --propagation unchanged: unshare's default makes / private, which fails where / is no mount
+# point (a chroot, as in scripts/check-fresh.sh); the mount holding $work is made private instead.
+if unshare -m --propagation unchanged true 2> /dev/null; then namespace=(unshare -m --propagation unchanged)
+elif unshare -rm --propagation unchanged true 2> /dev/null; then namespace=(unshare -rm --propagation unchanged)
 else fail "cannot make a mount namespace for the tmpfs (unshare -m needs root, unshare -rm user namespaces)"; fi
 
 cat > "$work/config.json" <<'JSON'
@@ -30,6 +32,8 @@ mkdir "$work/disk"
 train_on_disk_of() {
     "${namespace[@]}" bash -s "$1" "$tapeformer" "$work" <<'INSIDE'
 size=$1 tapeformer=$2 work=$3
+holding=$(stat -c %m "$work") && [ -n "$holding" ] && mount --make-rprivate "$holding" ||
+    { echo "cannot make the mount holding $work private"; exit 1; }
 mount -t tmpfs -o "size=${size}k" tmpfs "$work/disk" || { echo "mount failed"; exit 1; }
 run="$work/disk/run"
 "$tapeformer" train "$work/config.json" --run-dir "$run" --quiet > "$work/out" 2> "$work/err"
