@@ -93,16 +93,18 @@ CliResult run_cli_in(const std::string& directory, const std::vector<std::string
     return run_to_end(args, -1, directory);
 }
 
+nlohmann::json tiny_transformer_config(int64_t max_steps) {
+    return {{"name", "tiny"}, {"seed", 1}, {"threads", 1},
+            {"model", {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1}, {"decoder_layers", 1},
+                       {"ffn_hidden", 16}, {"max_length", 16}}},
+            {"data", {{"source", "synthetic"}, {"task", "copy"}, {"num_symbols", 5}, {"min_length", 2}, {"max_length", 5},
+                      {"train_size", 32}, {"valid_size", 8}, {"test_size", 8}, {"batch_size", 8}}},
+            {"optimizer", {{"name", "adam"}, {"lr", 0.01}}},
+            {"train", {{"max_steps", max_steps}, {"log_every", 1}, {"eval_every", 0}}}};
+}
+
 std::string train_tiny_transformer_run(const TempDir& dir) {
-    const nlohmann::json config = {
-        {"name", "tiny"}, {"seed", 1}, {"threads", 1},
-        {"model", {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1}, {"decoder_layers", 1},
-                   {"ffn_hidden", 16}, {"max_length", 16}}},
-        {"data", {{"source", "synthetic"}, {"task", "copy"}, {"num_symbols", 5}, {"min_length", 2}, {"max_length", 5},
-                  {"train_size", 32}, {"valid_size", 8}, {"test_size", 8}, {"batch_size", 8}}},
-        {"optimizer", {{"name", "adam"}, {"lr", 0.01}}},
-        {"train", {{"max_steps", 3}, {"log_every", 1}, {"eval_every", 0}}}};
-    write_text(dir / "config.json", config.dump());
+    write_text(dir / "config.json", tiny_transformer_config(3).dump());
     const std::string run = dir / "run";
     REQUIRE(run_cli({"train", dir / "config.json", "--run-dir", run, "--quiet"}).exit_code == 0);
     return run;

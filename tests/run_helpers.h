@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "autograd/tensor.h"
 
 namespace tf::test {
@@ -40,8 +42,12 @@ CliResult run_cli(const std::vector<std::string>& args, long max_file_bytes = -1
 // The same, run in `directory` (where a run's relative data.path is read from).
 CliResult run_cli_in(const std::string& directory, const std::vector<std::string>& args);
 
-// A 3-step copy-task transformer (width 8, 2 heads) trained through the CLI in dir/run, from
-// dir/config.json; returns the run directory. Saved at step 3 (latest and best).
+// The config of a copy-task transformer of width 8 with 2 heads, on one thread, logging each step,
+// for `max_steps` steps.
+nlohmann::json tiny_transformer_config(int64_t max_steps);
+
+// Its 3-step run trained through the CLI in dir/run, from dir/config.json; returns the run
+// directory. Saved at step 3 (latest and best).
 std::string train_tiny_transformer_run(const TempDir& dir);
 
 // The same, started in the background with stdout and stderr going to files; wait_for_exit reaps it.

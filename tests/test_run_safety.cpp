@@ -26,21 +26,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Json tiny_config(int64_t max_steps) {
-    return {{"name", "safety"},
-            {"seed", 3},
-            {"threads", 1},
-            {"model", {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1}, {"decoder_layers", 1},
-                       {"ffn_hidden", 16}, {"max_length", 16}}},
-            {"data", {{"source", "synthetic"}, {"task", "copy"}, {"num_symbols", 5}, {"min_length", 2}, {"max_length", 5},
-                      {"train_size", 32}, {"valid_size", 8}, {"test_size", 8}, {"batch_size", 8}}},
-            {"optimizer", {{"name", "adam"}, {"lr", 0.01}}},
-            {"train", {{"max_steps", max_steps}, {"log_every", 1}, {"eval_every", 50}, {"checkpoint_every", 25}}}};
-}
-
+// The tiny transformer, evaluating every 50 steps and saving every 25.
 std::string write_config(const TempDir& dir, int64_t max_steps) {
+    Json config = test::tiny_transformer_config(max_steps);
+    config["train"]["eval_every"] = 50, config["train"]["checkpoint_every"] = 25;
     const std::string path = dir / "config.json";
-    test::write_text(path, tiny_config(max_steps).dump());
+    test::write_text(path, config.dump());
     return path;
 }
 
