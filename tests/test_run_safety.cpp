@@ -54,24 +54,27 @@ std::vector<std::string> entries(const std::string& folder) {
 
 TEST_CASE("a second train or resume of a run being trained exits 2 naming the writer, and the run is the writer's alone",
           "[integration]") {
+    // The writer trains until a signal stops it, so it is still running however fast this machine is.
     TempDir dir;
-    const std::string config = write_config(dir, 300), run = dir / "run";
+    const std::string config = write_config(dir, 1000000), run = dir / "run";
     const pid_t writer = test::start_cli({"train", config, "--run-dir", run, "--quiet"}, dir / "out", dir / "err");
     wait_for_rows(train::RunDirectory(run), 2);
     const CliResult second = run_cli({"train", config, "--run-dir", run, "--quiet"});
     const CliResult resume = run_cli({"train", "--resume", run, "--quiet"});
-    REQUIRE(test::wait_for_exit(writer) == 0);
+    REQUIRE(kill(writer, SIGTERM) == 0);
+    REQUIRE(test::wait_for_exit(writer) == 128 + SIGTERM);
     for (const CliResult& refused : {second, resume}) {
         INFO("stderr: " << refused.err);
         CHECK(refused.exit_code == 2);
         CHECK_THAT(refused.err, Catch::Contains("in use") && Catch::Contains("pid " + std::to_string(writer)));
     }
-    // The same run trained with nobody beside it: the same log steps and the same weights.
-    REQUIRE(run_cli({"train", config, "--run-dir", dir / "alone", "--quiet"}).exit_code == 0);
-    const train::RunDirectory shared(run), alone(dir / "alone");
+    // The same run trained to the writer's last step with nobody beside it: the same log and weights.
+    const train::RunDirectory shared(run);
+    const int64_t steps = test::logged_losses(shared.metrics()).back().first;
+    REQUIRE(run_cli({"train", write_config(dir, steps), "--run-dir", dir / "alone", "--quiet"}).exit_code == 0);
+    const train::RunDirectory alone(dir / "alone");
     CHECK(test::logged_losses(shared.metrics()) == test::logged_losses(alone.metrics()));
     CHECK(test::tensor_values(shared.latest()) == test::tensor_values(alone.latest()));
-    CHECK(test::read_text(shared.config()) == test::read_text(alone.config()));
     CHECK_FALSE(fs::exists(shared.metrics() + ".failed-start"));
 }
 
