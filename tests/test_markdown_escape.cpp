@@ -17,6 +17,7 @@ TEST_CASE("markdown::literal turns every markup character into a reference and a
     CHECK(markdown::literal("`a` | *b* _c_ [d](e) \\f ~~g~~") ==
           "&#96;a&#96; &#124; &#42;b&#42; &#95;c&#95; &#91;d&#93;(e) &#92;f &#126;&#126;g&#126;&#126;");
     CHECK(markdown::literal("# title\nnext\r\n") == "&#35; title next  ");
+    CHECK(markdown::literal("compare_poetry _x_ a__b") == "compare_poetry &#95;x&#95; a&#95;&#95;b");   // inside a word it stays
 }
 
 TEST_CASE("report.html shows the characters markdown::literal's references stand for, in XML's five entities", "[unit]") {
