@@ -79,14 +79,17 @@ tf_prepare_data() {
 # fresh root with its release's cache mounted in (scripts/check-fresh.sh) — is not compiled again.
 # CCACHE_BASEDIR makes the paths inside the checkout relative, so a clone elsewhere hits too. ccache
 # hashes the text "-march=native", not the CPU it means: what it means here goes into the hash
-# (CCACHE_EXTRAFILES), so another machine's objects are never taken for this one's.
+# (CCACHE_EXTRAFILES), so another machine's objects are never taken for this one's. The builds
+# with line tables (the sanitizer and fuzz builds) would add the build folder to the hash, which
+# differs between clones: CCACHE_NOHASHDIR leaves it out (their line tables then name the folder
+# of the first build, and the sources by paths relative to it).
 # Sets TF_LAUNCHER_ARGS for the configure; empty when ccache is not installed.
 tf_use_compiler_cache() {
     TF_LAUNCHER_ARGS=()
     command -v ccache >/dev/null || return 0
     local native_flags="$1/native-flags.txt"
     echo | "${CXX:-c++}" -march=native -E -v - 2>&1 | grep -E 'cc1|target-cpu' >"$native_flags" || true
-    export CCACHE_BASEDIR=$TF_ROOT CCACHE_EXTRAFILES=$native_flags
+    export CCACHE_BASEDIR=$TF_ROOT CCACHE_EXTRAFILES=$native_flags CCACHE_NOHASHDIR=true
     TF_LAUNCHER_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 }
 
