@@ -87,7 +87,8 @@ tf_prepare_data() {
 tf_use_compiler_cache() {
     TF_LAUNCHER_ARGS=()
     command -v ccache >/dev/null || return 0
-    local native_flags="$1/native-flags.txt"
+    local native_flags
+    native_flags="$(cd "$1" && pwd)/native-flags.txt"   # absolute: ccache reads it from the build folder
     echo | "${CXX:-c++}" -march=native -E -v - 2>&1 | grep -E 'cc1|target-cpu' >"$native_flags" || true
     export CCACHE_BASEDIR=$TF_ROOT CCACHE_EXTRAFILES=$native_flags CCACHE_NOHASHDIR=true
     TF_LAUNCHER_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
