@@ -89,7 +89,9 @@ tf_use_compiler_cache() {
     command -v ccache >/dev/null || return 0
     local native_flags
     native_flags="$(cd "$1" && pwd)/native-flags.txt"   # absolute: ccache reads it from the build folder
-    echo | "${CXX:-c++}" -march=native -E -v - 2>&1 | grep -E 'cc1|target-cpu' >"$native_flags" || true
+    # The compiler's own command line for -march=native: its CPU and feature flags (tokens with a
+    # '/' are paths, clang's working folder among them, which differ between clones: left out).
+    echo | "${CXX:-c++}" -march=native -E -v - 2>&1 | grep -E 'cc1|target-cpu' | tr ' ' '\n' | grep -v / >"$native_flags" || true
     export CCACHE_BASEDIR=$TF_ROOT CCACHE_EXTRAFILES=$native_flags CCACHE_NOHASHDIR=true
     TF_LAUNCHER_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 }
