@@ -426,6 +426,7 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
     const std::unique_ptr<distributed::Communicator> alone = options.ranks ? nullptr : distributed::single_process();
     distributed::Communicator& ranks = options.ranks ? *options.ranks : *alone;
     const StopRequests stop;   // a signal between two runs stops the comparison too, not only one inside a run
+    const kernels::ReferenceKernels path(config.kernels);   // the measurements after training, as the runs
     const std::string out = options.out_dir.empty() ? "runs/" + config.name : options.out_dir;
     const std::vector<PlannedRun> plan = plan_runs(config, out + "/runs");
     // Rank 0 writes the comparison: a new or empty folder, or its own, one writer at a time.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/kernels/mode.h"
 #include "config/json_reader.h"
 #include "distributed/communicator.h"
 
@@ -34,6 +35,7 @@ struct CompareConfig {
     std::string name;
     std::vector<int64_t> seeds = {1};
     config::Json data, optimizer, train;  // shared by every variant
+    kernels::KernelPath kernels = kernels::KernelPath::fast;   // every run's "kernels" (train/run_config.h)
     std::vector<CompareVariant> variants;
     std::optional<PredictionVariants> predictions;  // absent: the report judges no predictions
     std::optional<LengthSweep> length_sweep;        // absent: no sweep

@@ -7,6 +7,7 @@
 #include "analysis/gradient_probe.h"
 #include "config/json_file.h"
 #include "config/seed_range.h"
+#include "train/run_config.h"
 #include "train/run_name.h"
 
 namespace tf {
@@ -83,6 +84,7 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
             if (compare.seeds[i] == compare.seeds[first])
                 throw ConfigError("seeds[" + std::to_string(i) + "]: seed " + std::to_string(compare.seeds[i]) + " is already seeds[" +
                                   std::to_string(first) + "]; each seed is one run, so list every seed once");
+    compare.kernels = top.choice("kernels", kernels::KernelPath::fast);
     compare.data = top.raw("data");
     compare.optimizer = top.has("optimizer") ? top.raw("optimizer") : config::Json::object();
     compare.train = top.has("train") ? top.raw("train") : config::Json::object();

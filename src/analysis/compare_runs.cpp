@@ -45,8 +45,8 @@ config::Json variant_config(const CompareConfig& compare, const CompareVariant& 
         if (data.contains("min_length") && data["min_length"].is_number_integer())
             data["min_length"] = std::min(data["min_length"].get<int64_t>(), sweep_length);
     }
-    return {{"name", run_name(variant.name, seed, sweep_length)}, {"seed", seed}, {"model", variant.model},
-            {"data", data}, {"optimizer", optimizer}, {"train", train}};
+    return {{"name", run_name(variant.name, seed, sweep_length)}, {"seed", seed}, {"kernels", name_of(compare.kernels)},
+            {"model", variant.model}, {"data", data}, {"optimizer", optimizer}, {"train", train}};
 }
 
 // Trains the run unless an identical finished one is there; resumes an identical unfinished one (a

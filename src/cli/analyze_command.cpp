@@ -5,12 +5,14 @@
 
 #include "analysis/analyze.h"
 #include "cli/commands.h"
+#include "cli/reference_option.h"
 
 namespace tf::cli {
 
 void add_analyze_command(CLI::App& app, int& exit_code) {
     auto run_dir = std::make_shared<std::string>();
     auto options = std::make_shared<AnalysisOptions>();
+    auto reference = std::make_shared<bool>(false);
     auto* command = app.add_subcommand("analyze", "Show what a trained model learned: attention maps, gradient flow, scales.");
     command->add_option("--run", *run_dir, "the run directory")->required();
     command->add_option("--input", options->input, "text to analyse (default: the first test example)");
@@ -20,12 +22,14 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
                         "test examples in report.html's viewer, the report's own first (with --input: that text alone)")
         ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{20}));
     command->add_option("--out", options->out_dir, "where to write (default: RUN/analysis)");
+    add_reference_flag(*command, *reference);
     command->footer("Examples:\n  tapeformer analyze --run runs/copy_transformer\n"
                     "  tapeformer analyze --run runs/poetry_gru_attention --input \"the woods are lovely\"");
     command->callback([=, &exit_code] {
         // With --input only the vocabulary is needed; the test examples need the data.
         train::LoadedRun run =
             train::load_run(*run_dir, "best", options->input ? train::RunData::vocabulary : train::RunData::splits);
+        const kernels::ReferenceKernels path(kernel_path(*reference, run.config.kernels));
         const std::string report = analyze_run(run, *run_dir, *options);
         std::cout << "report: " << report << "\n";
         exit_code = 0;

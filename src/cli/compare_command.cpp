@@ -4,6 +4,7 @@
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/reference_option.h"
 #include "distributed/communicator.h"
 #include "util/stop_signals.h"
 
@@ -13,11 +14,13 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     auto path = std::make_shared<std::string>();
     auto overrides = std::make_shared<std::vector<std::string>>();
     auto options = std::make_shared<CompareOptions>();
+    auto reference = std::make_shared<bool>(false);
     auto* command = app.add_subcommand("compare", "Train model variants on the same data and budget and report what differs.");
     command->add_option("config", *path, "the comparison config (configs/compare_*.json)")->required();
     command->add_option("--set", *overrides, "override a value: --set train.max_steps=500 (repeatable)");
     command->add_option("--run-dir", options->out_dir, "where to write (default: runs/<name>)");
     command->add_flag("--quiet", options->quiet, "no progress output");
+    add_reference_flag(*command, *reference);
     command->footer("The config lists at least two variants; an optional \"predictions\": {\"baseline\": RNN,\n"
                     "\"attention\": VARIANT} judges the predictions of docs/math/theory.md §7 on those two.\n"
                     "Examples:\n  tapeformer compare configs/compare_recall.json\n"
@@ -26,6 +29,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         options->command = "tapeformer compare " + *path;
         for (const auto& assignment : *overrides) options->command += " --set " + assignment;
         if (!options->out_dir.empty()) options->command += " --run-dir " + options->out_dir;
+        if (*reference) {   // every run, saved with each
+            overrides->push_back("kernels=reference");
+            options->command += " --reference";
+        }
         exit_code = 0;
         try {
             options->ranks = &distributed::world();

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/reference_option.h"
 #include "cli/seed_option.h"
 #include "config/json_bytes.h"
 #include "train/decoding.h"
@@ -27,6 +28,7 @@ struct DecodeArguments {
     double temperature = 1.0, top_p = 1.0;
     uint64_t seed = 1;
     bool json = false;
+    bool reference = false;   // --reference: the readable form of every op
 };
 
 // --cache, else the run's decode.cache.
@@ -80,6 +82,7 @@ int run_reconstruct(const DecodeArguments& args) {
     // Typed inputs need only the vocabulary; the test examples need the data.
     train::LoadedRun run =
         train::load_run(args.run_dir, "best", args.inputs.empty() ? train::RunData::splits : train::RunData::vocabulary);
+    const kernels::ReferenceKernels path(kernel_path(args.reference, run.config.kernels));
     if (run.dataset.is_lm()) throw ConfigError("reconstruct: " + args.run_dir + " is a language model; use `tapeformer generate`");
     const train::Tokenizer& tokenizer = run.dataset.tokenizer;
     std::vector<train::Example> examples;
@@ -131,6 +134,7 @@ private:
 
 int run_generate(const DecodeArguments& args) {
     train::LoadedRun run = train::load_run(args.run_dir, "best", train::RunData::vocabulary);
+    const kernels::ReferenceKernels path(kernel_path(args.reference, run.config.kernels));
     if (!run.dataset.is_lm()) throw ConfigError("generate: " + args.run_dir + " is a sequence-to-sequence model; use `tapeformer reconstruct`");
     const train::SampleOptions sample{args.temperature, args.top_k, args.top_p};
     const std::vector<int64_t> prompt = run.dataset.tokenizer.encode(args.prompt);
@@ -178,6 +182,7 @@ void add_decode_commands(CLI::App& app, int& exit_code) {
     reconstruct->add_option("--max-length", args->max_length, "tokens to generate at most")->check(CLI::PositiveNumber);
     reconstruct->add_option("--cache", args->cache, "key/value cache: auto, on or off (default: the run's decode.cache)")
         ->check(CLI::IsMember(enum_name_list<DecodeCache>()));
+    add_reference_flag(*reconstruct, args->reference);
     reconstruct->footer("Examples:\n  tapeformer reconstruct --run runs/default\n"
                         "  tapeformer reconstruct --run runs/poetry_gru --input \"the woods are lovely, dark and deep\"");
     reconstruct->callback([args, &exit_code] { exit_code = run_reconstruct(*args); });
@@ -193,6 +198,7 @@ void add_decode_commands(CLI::App& app, int& exit_code) {
     generate->add_option("--cache", args->cache, "key/value cache: auto, on or off (default: the run's decode.cache)")
         ->check(CLI::IsMember(enum_name_list<DecodeCache>()));
     generate->add_flag("--json", args->json, "print one JSON object at the end instead of streaming the text");
+    add_reference_flag(*generate, args->reference);
     generate->footer("Examples:\n  tapeformer generate --run runs/char_lm --prompt \"The sea\" --temperature 0.8 --top-k 10\n"
                      "  tapeformer generate --run runs/char_lm --prompt \"The sea\" --top-p 0.9 --json");
     generate->callback([args, &exit_code] { exit_code = run_generate(*args); });

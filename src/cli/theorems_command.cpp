@@ -9,6 +9,7 @@
 
 #include "analysis/theorems.h"
 #include "cli/commands.h"
+#include "cli/reference_option.h"
 #include "cli/seed_option.h"
 #include "train/run_loader.h"
 
@@ -20,6 +21,7 @@ struct TheoremsArguments {
     std::string run_dir;  // empty: random weights only
     uint64_t seed = 1;
     bool json = false;
+    bool reference = false;
 };
 
 std::string verdict(bool holds) { return holds ? "holds" : "fails"; }
@@ -45,6 +47,7 @@ std::string json_line(std::size_t number, const TheoremCheck& check) {
 int run_theorems_command(const TheoremsArguments& args) {
     std::optional<train::LoadedRun> run;
     if (!args.run_dir.empty()) run = train::load_run(args.run_dir, "best", train::RunData::vocabulary);
+    const kernels::ReferenceKernels path(kernel_path(args.reference, run ? run->config.kernels : kernels::KernelPath::fast));
     const std::vector<TheoremCheck> checks = run_theorems({.seed = args.seed, .trained = run ? run->model.get() : nullptr});
     bool all_as_expected = true;
     for (std::size_t i = 0; i < checks.size(); ++i) {
@@ -63,6 +66,7 @@ void add_theorems_command(CLI::App& app, int& exit_code) {
     command->add_option("--run", args->run_dir, "also check the first multi_head_attention of this run's best weights");
     add_seed_option(*command, args->seed, "seed of the random weights, inputs and samples")->capture_default_str();
     command->add_flag("--json", args->json, "one JSON object per line instead of text");
+    add_reference_flag(*command, args->reference);
     command->footer("Exit 0 when every statement came out as expected (the PSD claim is expected to fail: it is false in\n"
                     "general), 1 otherwise, 2 for a bad run directory.\n"
                     "Examples:\n  tapeformer theorems\n  tapeformer theorems --run runs/copy_transformer --json");

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/reference_option.h"
 #include "config/json_file.h"
 #include "distributed/communicator.h"
 #include "train/run_dir.h"
@@ -16,7 +17,7 @@ namespace {
 struct TrainArguments {
     std::string config_path, run_dir, resume, init;
     std::vector<std::string> overrides;
-    bool check_numerics = false, quiet = false;
+    bool check_numerics = false, quiet = false, reference = false;
     std::string gradient_sum = name_of(train::GradientSum::during_backward);
 };
 
@@ -74,6 +75,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
     command->add_option("--init", args->init, "start from these weights (.safetensors)");
     command->add_flag("--check-numerics", args->check_numerics, "check every op for NaN/inf, naming the op and layer");
     command->add_flag("--quiet", args->quiet, "no progress output");
+    add_reference_flag(*command, args->reference);
     command->add_option("--gradient-sum", args->gradient_sum,
                         "under mpirun: sum the ranks' gradients in buckets during the backward pass, or in one "
                         "buffer after it (the same sums; docs/distributed.md)")
@@ -86,6 +88,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
         // first among the overrides (a --set threads= still has the last word) and into config.resolved.json.
         if (const CLI::Option* threads = app.get_option("--threads"); threads->count() > 0)
             args->overrides.insert(args->overrides.begin(), "threads=" + threads->as<std::string>());
+        if (args->reference) args->overrides.push_back("kernels=reference");   // saved with the run
         exit_code = run_train(*args);
     });
 }

@@ -11,6 +11,7 @@ namespace tf::train {
 
 const std::vector<std::string> kResumableKeys = {
     "threads",                         // how many cores compute the same sums
+    "kernels",                         // the fast or the readable form of the ops: the same function
     "train.accumulate_steps",          // how many pieces one step's batch is computed in
     "train.max_steps",                 // the budget
     "train.max_minutes",

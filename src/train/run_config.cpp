@@ -52,6 +52,7 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
     run.seed = static_cast<uint64_t>(top.integer("seed", 1, config::kSeedRange));
     run.threads = top.integer("threads", 0, {.min = 0, .max = kMaxThreads});
     run.precision = top.choice("precision", kernels::MatmulPrecision::fp32);
+    run.kernels = top.choice("kernels", kernels::KernelPath::fast);
     config::JsonReader model = top.object("model");
     run.model = read_model_config(model);
     config::JsonReader data = top.object("data");

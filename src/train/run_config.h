@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "autograd/kernels/matmul_precision.h"
+#include "autograd/kernels/mode.h"
 #include "config/enum_names.h"
 #include "config/json_reader.h"
 #include "models/build.h"
@@ -17,6 +18,8 @@ namespace tf::kernels {
 inline constexpr EnumName<MatmulPrecision> kMatmulPrecisionNames[] = {{MatmulPrecision::fp32, "fp32"},
                                                                        {MatmulPrecision::bf16, "bf16"}};
 inline std::span<const EnumName<MatmulPrecision>> enum_names(MatmulPrecision) { return kMatmulPrecisionNames; }
+inline constexpr EnumName<KernelPath> kKernelPathNames[] = {{KernelPath::fast, "fast"}, {KernelPath::reference, "reference"}};
+inline std::span<const EnumName<KernelPath>> enum_names(KernelPath) { return kKernelPathNames; }
 }  // namespace tf::kernels
 
 namespace tf::train {
@@ -34,6 +37,9 @@ struct RunConfig {
     // What the matrix products multiply in: fp32, or bf16 mixed precision (f32 weights, optimizer,
     // softmax, norms and loss; products of bf16 operands summed in f32). docs/math/mixed_precision.md
     kernels::MatmulPrecision precision = kernels::MatmulPrecision::fp32;
+    // Which form of each op runs: "fast" (the default), or "reference", the readable form of every
+    // op (autograd/kernels/mode.h): the same function, computed the way the code a student reads it.
+    kernels::KernelPath kernels = kernels::KernelPath::fast;
     ModelConfig model;
     DataConfig data;
     OptimConfig optimizer;

@@ -70,6 +70,7 @@ private:
     std::unique_ptr<distributed::Communicator> own_ranks_;   // this process alone, when options name no ranks
     distributed::Communicator& ranks_;
     kernels::MatmulPrecisionScope precision_;   // the config's matmul precision, for this run only
+    kernels::ReferenceKernels kernels_;          // the readable forms, when the config asks for them
     RunDirectory dir_;
     std::optional<DirectoryLock> lock_;   // the leader's, from before its first read of the run to the end
     Dataset dataset_;
@@ -91,7 +92,7 @@ private:
 
 TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
     : config_(config), options_(options), own_ranks_(options.ranks ? nullptr : distributed::single_process()),
-      ranks_(options.ranks ? *options.ranks : *own_ranks_), precision_(config.precision),
+      ranks_(options.ranks ? *options.ranks : *own_ranks_), precision_(config.precision), kernels_(config.kernels),
       dir_(options.run_dir.empty() ? "runs/" + config.name : options.run_dir),
       display_(config.train.max_steps, options.quiet || !leader()) {
     if (config.data.batch_size / config.train.accumulate_steps < ranks_.size())

@@ -11,7 +11,10 @@ thread_local bool g_use_reference = false;
 
 bool use_reference() { return g_use_reference; }
 
-ReferenceKernels::ReferenceKernels() : previous_(g_use_reference) { g_use_reference = true; }
+ReferenceKernels::ReferenceKernels() : ReferenceKernels(KernelPath::reference) {}
+ReferenceKernels::ReferenceKernels(KernelPath path) : previous_(g_use_reference) {
+    g_use_reference = g_use_reference || path == KernelPath::reference;
+}
 ReferenceKernels::~ReferenceKernels() { g_use_reference = previous_; }
 
 void set_num_threads(int threads) { omp_set_num_threads(threads); }

@@ -1,16 +1,27 @@
-// Every kernel has two paths: a readable reference loop (what a student reads) and a fast path
-// (threads, oneDNN). The fast path is the default; ReferenceKernels switches this thread to the
-// reference loops, which is how tests hold the two paths equal on the same ops.
+// Every op has two forms that compute the same function: the readable one a student reads, and a
+// fast one (threads, oneDNN, fused kernels) that replaces it by default. The readable form is
+// attention composed from matmul, mask and softmax; linear as matmul + add; a residual's add and
+// layer norm as two ops; the reference loops in the kernels. Tests hold the two equal; a config's
+// "kernels": "reference", or --reference on a command, runs the readable form (docs/design.md).
 #pragma once
 #include <cstdint>
 
 namespace tf::kernels {
 
+enum class KernelPath {
+    fast,       // the default: the fast form of every op that has one
+    reference,  // the readable form of every op: what the code a student reads computes, slower
+};
+
+// True while a ReferenceKernels scope is alive on this thread.
 bool use_reference();
 
+// Switches this thread to the readable forms while alive (a run of a "reference" config, a test),
+// and back after. Scopes nest by adding: inside a reference scope everything stays readable.
 class ReferenceKernels {
 public:
     ReferenceKernels();
+    explicit ReferenceKernels(KernelPath path);   // switches only for KernelPath::reference
     ~ReferenceKernels();
     ReferenceKernels(const ReferenceKernels&) = delete;
     ReferenceKernels& operator=(const ReferenceKernels&) = delete;

@@ -141,9 +141,18 @@ Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options) {
 }
 
 // ── linear ──  y = act(x·Wᵀ + b),  act = identity or ReLU        x: (…, K)  W: (N, K)  b: (N)  y: (…, N)
-// The fast path hands b and the ReLU to the GEMM's epilogue, so y is written once; the readable
-// path starts every output row as b, adds x·Wᵀ into it, then applies the ReLU. Under bf16
-// products x and W are rounded once and kept, and g once: three roundings a layer, not six.
+// The readable form (kernels/mode.h) is the ops it fuses: matmul, add, relu — three tape entries,
+// each with its own backward.
+namespace {
+Tensor composed_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation) {
+    const Tensor y = add(matmul(x, weight, {.transpose_a = false, .transpose_b = true}), bias);   // x·Wᵀ + b
+    return activation == LinearActivation::relu ? relu(y) : y;
+}
+}  // namespace
+
+// The fused form hands b and the ReLU to the GEMM's epilogue, so y is written once (f64, which
+// oneDNN lacks, starts every output row as b, adds x·Wᵀ into it, then applies the ReLU). Under
+// bf16 products x and W are rounded once and kept, and g once: three roundings a layer, not six.
 // Backward:  g = dy, or for ReLU g = dy ⊙ [y > 0] (y > 0 exactly where x·Wᵀ + b > 0)
 //            dx = g·W,   dW = gᵀ·x (all rows at once),   db = Σ_rows g   (for ReLU in g's own pass)
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation) {
@@ -153,6 +162,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearA
     if (x.dtype() != weight.dtype() || bias.dtype() != weight.dtype())
         throw ValueError("linear: dtypes differ (" + dtype_name(x.dtype()) + ", " + dtype_name(weight.dtype()) + ", " +
                          dtype_name(bias.dtype()) + ")");
+    if (kernels::use_reference()) return composed_linear(x, weight, bias, activation);
     const int64_t N = weight.size(0), K = weight.size(1), rows = x.numel() / K;
     const bool relu = activation == LinearActivation::relu;
     Shape out_shape = x.shape();
@@ -165,19 +175,16 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearA
         using T = decltype(zero);
         T* out = y.data<T>();
         if constexpr (std::is_same_v<T, float>) {
-            if (!kernels::use_reference()) {
-                const kernels::GemmEpilogue epilogue{.bias = bias.data<T>(),
-                                                     .activation = relu ? kernels::GemmActivation::relu : kernels::GemmActivation::none};
-                if (rounded) kernels::gemm(rounded->x.values(), rounded->weight.values(), out, shape, epilogue);
-                else kernels::gemm(x.data<T>(), weight.data<T>(), out, shape, epilogue);
-                return;
-            }
+            const kernels::GemmEpilogue epilogue{.bias = bias.data<T>(),
+                                                 .activation = relu ? kernels::GemmActivation::relu : kernels::GemmActivation::none};
+            if (rounded) kernels::gemm(rounded->x.values(), rounded->weight.values(), out, shape, epilogue);
+            else kernels::gemm(x.data<T>(), weight.data<T>(), out, shape, epilogue);
+            return;
         }
         for (int64_t r = 0; r < rows; ++r) std::copy_n(bias.data<T>(), N, out + r * N);
         kernels::GemmShape accumulating = shape;
         accumulating.accumulate = true;
-        if (kernels::use_reference()) kernels::gemm_reference(x.data<T>(), weight.data<T>(), out, accumulating);
-        else kernels::gemm(x.data<T>(), weight.data<T>(), out, accumulating);
+        kernels::gemm(x.data<T>(), weight.data<T>(), out, accumulating);
         if (relu)
             for (int64_t i = 0; i < rows * N; ++i) out[i] = std::max(out[i], T(0));
     });

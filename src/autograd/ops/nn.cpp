@@ -64,10 +64,12 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
 
 // ── add_layer_norm ──  y = layer_norm(x + r): the post-LN residual LN(x + sublayer(x)) in one pass
 // Backward: ds = layer_norm's dx at s = x + r (saved by the forward);  dx = dr = ds
+// The readable form (kernels/mode.h) is the two ops it fuses, add then layer_norm.
 Tensor add_layer_norm(const Tensor& x, const Tensor& r, const Tensor& gamma, const Tensor& beta, double eps) {
     if (r.shape() != x.shape() || r.dtype() != x.dtype())
         throw ShapeError("add_layer_norm: x " + to_string(x.shape()) + " " + dtype_name(x.dtype()) + " and r " +
                          to_string(r.shape()) + " " + dtype_name(r.dtype()) + " must match");
+    if (kernels::use_reference()) return layer_norm(add(x, r), gamma, beta, eps);
     const int64_t cols = normalised_width("add_layer_norm", x, gamma, beta);
     const int64_t rows = cols ? x.numel() / cols : 0;
     Tensor s(x.shape(), x.dtype()), y(x.shape(), x.dtype()), row_mean({rows}, x.dtype()), row_rstd({rows}, x.dtype());
