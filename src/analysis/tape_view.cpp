@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
 #include "analysis/svg.h"
+#include "autograd/op_formulas.h"
 #include "autograd/ops.h"
 #include "train/batching.h"
 #include "train/evaluate.h"
@@ -29,6 +32,7 @@ std::vector<TapeNode> tape_nodes(const Tape& tape, const std::vector<std::pair<s
         node.output_shape = entry.output_shape;
         node.dtype = entry.dtype;
         node.bytes = static_cast<std::size_t>(numel(entry.output_shape)) * dtype_size(entry.dtype);
+        node.value = entry.value;
         for (const auto& input : entry.inputs) {
             if (!input) node.inputs.push_back("constant");
             else if (const auto found = producer.find(input.get()); found != producer.end())
@@ -43,7 +47,8 @@ std::vector<TapeNode> tape_nodes(const Tape& tape, const std::vector<std::pair<s
     return nodes;
 }
 
-RecordedStep record_training_step(const train::RunConfig& config, const TapeStepSize& size) {
+RecordedStep record_training_step(const train::RunConfig& config, const TapeStepSize& size, bool values) {
+    const kernels::ReferenceKernels path(config.kernels);
     const train::Dataset dataset = train::load_dataset(config.data);
     const std::shared_ptr<SequenceModel> model = train::build_run_model(config, dataset);
     model->train();
@@ -62,14 +67,26 @@ RecordedStep record_training_step(const train::RunConfig& config, const TapeStep
     Tensor loss;
     {
         const RecordScopes scopes;
+        std::optional<RecordValues> keep_values;
+        if (values) keep_values.emplace();
         loss = cross_entropy(model->forward(train::to_model_input(batch)), batch.tgt_out,
                              {train::kPadId, config.train.label_smoothing});
     }
     RecordedStep step{tape_nodes(tape, model->named_parameters()), ""};
+    for (const TapeNode& node : step.nodes)
+        if (values && numel(node.output_shape) > kMaxShownValues)
+            throw ConfigError("--values prints every number, and entry #" + std::to_string(node.index) + " (" + node.op + ", " +
+                              to_string(node.output_shape) + ") holds " + std::to_string(numel(node.output_shape)) +
+                              ", more than " + std::to_string(kMaxShownValues) +
+                              ": shrink the model (--set model.d_model=8 ...) or the step (--examples 1 --tokens 4)");
+    std::vector<std::shared_ptr<AutogradMeta>> outputs;   // read after backward, which clears the tape
+    for (const TapeEntry& entry : tape.entries()) outputs.push_back(entry.output);
     std::ostringstream dump;
     tape.dump(dump);
     step.dump = dump.str();
     tape.backward(loss);
+    for (std::size_t i = 0; values && i < step.nodes.size(); ++i)
+        if (outputs[i]->grad) step.nodes[i].grad = *outputs[i]->grad;   // none: the entry did not reach the loss
     return step;
 }
 
@@ -105,6 +122,36 @@ std::vector<LayerRun> layer_runs(const std::vector<TapeNode>& nodes) {
     return runs;
 }
 
+// "backward: dx = …   docs/math/…", or a plain note for an op the table lacks.
+std::string backward_line(const std::string& op) {
+    const OpFormula* formula = find_op_formula(op);
+    if (!formula) return "backward: (no formula in autograd/op_formulas.cpp)";
+    return "backward: " + std::string(formula->backward) + "   " + std::string(formula->math);
+}
+
+// A tensor's numbers, one line per row of its last axis, each led by the row's index:
+//   [0, 1]  0.1235 -0.5 2
+std::string values_text(const Tensor& tensor, const std::string& indent) {
+    const std::vector<double> values = tensor.to_vector();
+    const int64_t width = tensor.dim() == 0 ? 1 : tensor.size(-1);
+    std::string text;
+    for (int64_t row = 0; width > 0 && row * width < static_cast<int64_t>(values.size()); ++row) {
+        std::string index;   // the row's position in the leading axes
+        for (int64_t axis = tensor.dim() - 2, rest = row; axis >= 0; --axis) {
+            index = std::to_string(rest % tensor.size(axis)) + (index.empty() ? "" : ", ") + index;
+            rest /= tensor.size(axis);
+        }
+        text += indent + "[" + index + "]";
+        for (int64_t col = 0; col < width; ++col) {
+            char number[32];
+            std::snprintf(number, sizeof number, " %.4g", values[static_cast<std::size_t>(row * width + col)]);
+            text += number;
+        }
+        text += "\n";
+    }
+    return text;
+}
+
 }  // namespace
 
 std::string tape_text(const std::vector<TapeNode>& nodes) {
@@ -113,6 +160,10 @@ std::string tape_text(const std::vector<TapeNode>& nodes) {
     for (const TapeNode& node : nodes) {
         out << "#" << node.index << "  " << node.op << "  " << to_string(node.output_shape) << " " << dtype_name(node.dtype)
             << "  " << node.bytes << " bytes  in " << layer_name(node.layer) << "  reads " << joined(node.inputs) << "\n";
+        out << "    " << backward_line(node.op) << "\n";
+        if (node.value.defined()) out << "    value:\n" << values_text(node.value, "      ");
+        if (node.grad.defined()) out << "    gradient dL/d(value):\n" << values_text(node.grad, "      ");
+        else if (node.value.defined()) out << "    gradient: none (the loss does not depend on this entry)\n";
         total_bytes += node.bytes;
     }
     out << nodes.size() << " entries, " << total_bytes << " bytes of outputs\n";
@@ -177,7 +228,7 @@ std::string tape_html(const std::vector<TapeNode>& nodes, const std::string& tit
         html << "<details class=\"group\"><summary>" << svg::escape(layer_name(run.layer)) << " — " << run.count
              << (run.count == 1 ? " entry" : " entries") << ", #" << run.first << "–#" << run.first + run.count - 1 << ", "
              << run.bytes << " bytes</summary>\n<table><tr><th>#</th><th>op</th><th>inputs</th><th>input shapes</th>"
-             << "<th>output</th><th>bytes</th></tr>\n";
+             << "<th>output</th><th>bytes</th><th>backward</th></tr>\n";
         for (std::size_t i = run.first; i < run.first + run.count; ++i) {
             const TapeNode& node = nodes[i];
             html << "<tr class=\"node\" id=\"n" << node.index << "\"><td>" << node.index << "</td><td>" << svg::escape(node.op)
@@ -189,7 +240,11 @@ std::string tape_html(const std::vector<TapeNode>& nodes, const std::string& tit
                 else html << svg::escape(input);
             }
             html << "</td><td>" << shapes_text(node.input_shapes) << "</td><td>" << to_string(node.output_shape) << " "
-                 << dtype_name(node.dtype) << "</td><td>" << node.bytes << "</td></tr>\n";
+                 << dtype_name(node.dtype) << "</td><td>" << node.bytes << "</td><td>";
+            if (const OpFormula* formula = find_op_formula(node.op))
+                html << svg::escape(std::string(formula->backward)) << "<br/><code>" << svg::escape(std::string(formula->math))
+                     << "</code>";
+            html << "</td></tr>\n";
         }
         html << "</table></details>\n";
     }

@@ -1,7 +1,8 @@
 // `tapeformer tape`: one training step's tape as a student reads it. Every entry in recording
-// order — its op, output shape, the layer that recorded it (dotted name), its output's bytes, and
-// what it read: an earlier entry's output, a parameter, or a constant (data, a mask) — and the
-// backward walk, which visits the same entries in reverse. Rendered as text for a terminal, and
+// order — its op, output shape, the layer that recorded it (dotted name), its output's bytes, what
+// it read (an earlier entry's output, a parameter, or a constant: data, a mask), and its backward
+// formula with the docs/math/ section that derives it — and the backward walk, which visits the
+// same entries in reverse. On a tiny model it can show every value and gradient. Rendered as text for a terminal, and
 // as one HTML page (with an SVG of the layers and the data flowing between them) that needs no
 // script: each layer's entries sit in a <details> that a click opens.
 #pragma once
@@ -25,6 +26,7 @@ struct TapeNode {
     std::size_t bytes = 0;              // of the output
     // Per input: "#k" (entry k's output), a parameter's dotted name, or "constant" (needs no gradient).
     std::vector<std::string> inputs;
+    Tensor value, grad;   // recorded with values only: the output, and after backward dL/d(output)
 };
 
 // The nodes of `tape` (recorded under RecordScopes), naming the parameters it read.
@@ -44,9 +46,14 @@ struct RecordedStep {
     std::vector<TapeNode> nodes;
     std::string dump;
 };
-RecordedStep record_training_step(const train::RunConfig& config, const TapeStepSize& size);
+// The ops run on the config's kernel path ("kernels": the readable forms, or the fast ones). With
+// `values`, every node keeps its output and gradient: refused (ConfigError) when some output holds
+// more than kMaxShownValues numbers, which no one reads by hand.
+inline constexpr int64_t kMaxShownValues = 512;
+RecordedStep record_training_step(const train::RunConfig& config, const TapeStepSize& size, bool values = false);
 
-// One line per node, then the backward walk's order.
+// Two lines per node (the entry, then its backward formula and docs/math/ section; then its value
+// and gradient when recorded), then the backward walk's order.
 std::string tape_text(const std::vector<TapeNode>& nodes);
 // Layers (consecutive nodes of one dotted name) as boxes down the page, with the flow between them.
 std::string tape_svg(const std::vector<TapeNode>& nodes, const std::string& title);

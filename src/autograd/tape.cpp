@@ -15,6 +15,7 @@ namespace tf {
 namespace {
 thread_local bool g_grad_enabled = true;
 thread_local int g_scope_recorders = 0;   // RecordScopes alive on this thread
+thread_local int g_value_recorders = 0;   // RecordValues alive on this thread
 }
 
 bool grad_enabled() { return g_grad_enabled; }
@@ -25,6 +26,9 @@ NoGradGuard::~NoGradGuard() { g_grad_enabled = previous_; }
 RecordScopes::RecordScopes() { ++g_scope_recorders; }
 RecordScopes::~RecordScopes() { --g_scope_recorders; }
 
+RecordValues::RecordValues() { ++g_value_recorders; }
+RecordValues::~RecordValues() { --g_value_recorders; }
+
 Tape& Tape::current() {
     thread_local Tape tape;
     return tape;
@@ -33,14 +37,16 @@ Tape& Tape::current() {
 void Tape::record(const char* op, const std::vector<Tensor>& inputs, Tensor& output, BackwardFn backward) {
     consumed_ = false;
     TapeEntry entry{op, {}, {}, nullptr, output.shape(), output.dtype(), std::move(backward),
-                    check_numerics() || g_scope_recorders > 0 ? current_scope() : std::string()};
+                    check_numerics() || g_scope_recorders > 0 ? current_scope() : std::string(), Tensor()};
     for (const Tensor& input : inputs) {
         entry.inputs.push_back(input.requires_grad() ? input.autograd_meta() : nullptr);
         entry.input_shapes.push_back(input.shape());
     }
+    if (g_value_recorders > 0) entry.value = output.clone();
     auto meta = output.ensure_autograd_meta();
     meta->requires_grad = true;
     meta->is_leaf = false;
+    meta->retain_grad = meta->retain_grad || g_value_recorders > 0;
     entry.output = meta;
     entries_.push_back(std::move(entry));
 }

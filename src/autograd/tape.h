@@ -32,6 +32,7 @@ struct TapeEntry {
     DType dtype;
     BackwardFn backward;
     std::string scope;  // the layer that recorded it (kept while numerics are checked or RecordScopes lives)
+    Tensor value;       // a copy of the output, kept while RecordValues lives (its grad is then kept too)
 };
 
 class Tape {
@@ -77,6 +78,16 @@ public:
     ~RecordScopes();
     RecordScopes(const RecordScopes&) = delete;
     RecordScopes& operator=(const RecordScopes&) = delete;
+};
+
+// While alive, every entry recorded on this thread keeps a copy of its output (TapeEntry::value), and
+// its output keeps its gradient after backward: for `tapeformer tape --values` on a tiny model.
+class RecordValues {
+public:
+    RecordValues();
+    ~RecordValues();
+    RecordValues(const RecordValues&) = delete;
+    RecordValues& operator=(const RecordValues&) = delete;
 };
 
 // Recording is on unless a NoGradGuard is alive on this thread.

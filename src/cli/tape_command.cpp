@@ -1,9 +1,12 @@
-// `tapeformer tape CONFIG [--set k=v]... [--examples N] [--tokens N] [--out DIR] [--text]`: record
-// one training step of the config's model on a tiny batch and show its tape (analysis/tape_view.h).
+// `tapeformer tape CONFIG [--set k=v]... [--examples N] [--tokens N] [--out DIR] [--text] [--fast]
+// [--values]`: record one training step of the config's model on a tiny batch and show its tape
+// (analysis/tape_view.h). The readable form of every op by default, so attention shows as its chain
+// of ops; --fast shows what the fast path records (fused entries).
 #include <iostream>
 
 #include "analysis/tape_view.h"
 #include "cli/commands.h"
+#include "cli/reference_option.h"
 #include "util/files.h"
 
 namespace tf::cli {
@@ -14,13 +17,14 @@ struct TapeArguments {
     std::string config_path, out;
     std::vector<std::string> overrides;
     TapeStepSize size;
-    bool text = false;
+    bool text = false, fast = false, reference = false, values = false;
 };
 
 int run_tape(const TapeArguments& args) {
-    const train::RunConfig config = train::load_run_config(args.config_path, args.overrides);
-    const RecordedStep step = record_training_step(config, args.size);
-    if (args.text) {
+    train::RunConfig config = train::load_run_config(args.config_path, args.overrides);
+    config.kernels = args.fast ? kernels::KernelPath::fast : kernels::KernelPath::reference;
+    const RecordedStep step = record_training_step(config, args.size, args.values);
+    if (args.text || args.values) {
         std::cout << tape_text(step.nodes);
         return 0;
     }
@@ -49,8 +53,17 @@ void add_tape_command(CLI::App& app, int& exit_code) {
         ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{512}));
     command->add_option("--out", args->out, "where tape.html and tape.svg go (default runs/<name>/tape)");
     command->add_flag("--text", args->text, "print the entries for a terminal instead of writing the page");
+    CLI::Option* fast = command->add_flag("--fast", args->fast, "show what the fast path records (fused ops) "
+                                                                "instead of the readable form of every op");
+    add_reference_flag(*command, args->reference)->excludes(fast)->description(
+        "show the readable form of every op (the default; attention as matmul, mask, softmax, matmul)");
+    command->add_flag("--values", args->values, "print every entry's output and, after backward, its gradient "
+                                                "(a tiny model: at most 512 numbers an entry; implies --text)");
     command->footer("Examples:\n  tapeformer tape configs/copy_transformer.json\n"
-                    "  tapeformer tape configs/copy_gru_attention.json --text | less");
+                    "  tapeformer tape configs/copy_gru_attention.json --text | less\n"
+                    "  tapeformer tape configs/char_lm.json --fast --text\n"
+                    "  tapeformer tape configs/char_lm.json --set model.d_model=8 --set model.heads=2 --set model.layers=1 \\\n"
+                    "      --set model.ffn_hidden=8 --examples 1 --tokens 4 --values");
     command->callback([args, &exit_code] { exit_code = run_tape(*args); });
 }
 
