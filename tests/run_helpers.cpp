@@ -43,9 +43,11 @@ std::string read_text(const std::string& path) {
     return text.str();
 }
 
-pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
-                long max_file_bytes, const std::string& directory) {
-    const std::string binary = std::string(TF_BINARY_DIR) + "/tapeformer";
+namespace {
+// build/<program> with `args`, started as start_cli describes.
+pid_t start_program(const std::string& program, const std::vector<std::string>& args, const std::string& out_path,
+                    const std::string& err_path, long max_file_bytes, const std::string& directory) {
+    const std::string binary = std::string(TF_BINARY_DIR) + "/" + program;
     std::vector<char*> argv{const_cast<char*>(binary.c_str())};
     for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
@@ -67,6 +69,12 @@ pid_t start_cli(const std::vector<std::string>& args, const std::string& out_pat
     }
     return child;
 }
+}  // namespace
+
+pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
+                long max_file_bytes, const std::string& directory) {
+    return start_program("tapeformer", args, out_path, err_path, max_file_bytes, directory);
+}
 
 int wait_for_exit(pid_t child) {
     int status = 0;
@@ -76,22 +84,27 @@ int wait_for_exit(pid_t child) {
 }
 
 namespace {
-CliResult run_to_end(const std::vector<std::string>& args, long max_file_bytes, const std::string& directory) {
+CliResult run_to_end(const std::string& program, const std::vector<std::string>& args, long max_file_bytes,
+                     const std::string& directory) {
     TempDir output("tapeformer-cli");
     const std::string out_path = output / "stdout", err_path = output / "stderr";
     CliResult result;
-    result.exit_code = wait_for_exit(start_cli(args, out_path, err_path, max_file_bytes, directory));
+    result.exit_code = wait_for_exit(start_program(program, args, out_path, err_path, max_file_bytes, directory));
     result.out = read_text(out_path);
     result.err = read_text(err_path);
     return result;
 }
 }  // namespace
 
-CliResult run_cli(const std::vector<std::string>& args, long max_file_bytes) { return run_to_end(args, max_file_bytes, ""); }
+CliResult run_cli(const std::vector<std::string>& args, long max_file_bytes) {
+    return run_to_end("tapeformer", args, max_file_bytes, "");
+}
 
 CliResult run_cli_in(const std::string& directory, const std::vector<std::string>& args) {
-    return run_to_end(args, -1, directory);
+    return run_to_end("tapeformer", args, -1, directory);
 }
+
+CliResult run_example(const std::string& name, const std::vector<std::string>& args) { return run_to_end(name, args, -1, ""); }
 
 nlohmann::json tiny_transformer_config(int64_t max_steps) {
     return {{"name", "tiny"}, {"seed", 1}, {"threads", 1},

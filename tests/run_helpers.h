@@ -42,6 +42,9 @@ CliResult run_cli(const std::vector<std::string>& args, long max_file_bytes = -1
 // The same, run in `directory` (where a run's relative data.path is read from).
 CliResult run_cli_in(const std::string& directory, const std::vector<std::string>& args);
 
+// build/<name>, one of the examples/ programs (char_transformer), run to the end like run_cli.
+CliResult run_example(const std::string& name, const std::vector<std::string>& args);
+
 // The config of a copy-task transformer of width 8 with 2 heads, on one thread, logging each step,
 // for `max_steps` steps.
 nlohmann::json tiny_transformer_config(int64_t max_steps);
