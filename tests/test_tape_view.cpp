@@ -3,9 +3,16 @@
 // and a config that fails validation is refused with exit 2.
 #include "catch.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "analysis/tape_view.h"
+#include "autograd/op_formulas.h"
+#include "autograd/ops.h"
+#include "config/json_file.h"
+#include "markdown_anchor.h"
 #include "run_helpers.h"
 #include "train/run_config.h"
 #include "util/files.h"
@@ -95,4 +102,122 @@ TEST_CASE("tape on a config that fails validation exits 2 with the config error"
     const test::CliResult refused = test::run_cli({"tape", kCopyTransformer, "--set", "model.heads=3"});
     CHECK(refused.exit_code == 2);
     CHECK_THAT(refused.err, Catch::Contains("heads"));
+}
+
+namespace {
+
+// The entries of `tapeformer tape CONFIG --text [extra]`: the op of every "#k  op  …" line.
+std::vector<std::string> listed_ops(const std::vector<std::string>& args) {
+    const test::CliResult listed = test::run_cli(args);
+    REQUIRE(listed.exit_code == 0);
+    std::vector<std::string> ops;
+    std::istringstream lines(listed.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.starts_with("#")) {
+            std::istringstream words(line);
+            std::string index, op;
+            words >> index >> op;
+            ops.push_back(op);
+        }
+    return ops;
+}
+
+std::size_t count_of(const std::vector<std::string>& ops, const std::string& op) {
+    return static_cast<std::size_t>(std::count(ops.begin(), ops.end(), op));
+}
+
+// The tiny language model --values is for: width 8, two heads, one block, one example of 4 tokens.
+train::RunConfig tiny_lm() {
+    return train::load_run_config(std::string(TF_SOURCE_DIR) + "/configs/char_lm.json",
+                                  {"model.d_model=8", "model.heads=2", "model.layers=1", "model.ffn_hidden=8",
+                                   "data.path=" + std::string(TF_SOURCE_DIR) + "/data/poetry/poems.txt"});
+}
+
+}  // namespace
+
+TEST_CASE("tape shows attention as its chain of ops by default, and the fused entries with --fast", "[integration]") {
+    const std::vector<std::string> readable = listed_ops({"tape", kCopyTransformer, "--text"});
+    const std::vector<std::string> fast = listed_ops({"tape", kCopyTransformer, "--text", "--fast"});
+    // Two encoder and two decoder layers: 2 + 2 self-attentions and 2 cross-attentions, each
+    // QKᵀ → ·1/τ → mask → softmax → ·V on the readable path, one fused entry on the fast one.
+    CHECK(count_of(readable, "softmax") == 6);
+    CHECK(count_of(readable, "masked_fill") == 6);
+    CHECK(count_of(readable, "tiled_self_attention") + count_of(readable, "tiled_cross_attention") == 0);
+    CHECK(count_of(readable, "linear") == 0);   // matmul + add (+ relu) instead
+    CHECK(count_of(fast, "softmax") == 0);
+    CHECK(count_of(fast, "tiled_self_attention") == 4);
+    CHECK(count_of(fast, "tiled_cross_attention") == 2);
+    CHECK(readable.size() > fast.size());
+    CHECK(listed_ops({"tape", kCopyTransformer, "--text", "--reference"}) == readable);
+    const test::CliResult both = test::run_cli({"tape", kCopyTransformer, "--fast", "--reference"});
+    CHECK(both.exit_code == 2);
+}
+
+TEST_CASE("every op a shipped model records has a backward formula whose docs/math section exists", "[integration]") {
+    std::set<std::string> recorded(kOpNames.begin(), kOpNames.end());
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(TF_SOURCE_DIR) + "/configs")) {
+        const std::string name = entry.path().filename().string();
+        if (entry.path().extension() != ".json" || name.starts_with("compare_")) continue;
+        for (const kernels::KernelPath path : {kernels::KernelPath::fast, kernels::KernelPath::reference}) {
+            // A data file is named from the repository's root; the tests run in the build folder.
+            const config::Json json = config::load_json_file(entry.path().string());
+            std::vector<std::string> from_root;
+            if (json["data"].contains("path"))
+                from_root.push_back("data.path=" + std::string(TF_SOURCE_DIR) + "/" + json["data"]["path"].get<std::string>());
+            train::RunConfig config = train::load_run_config(entry.path().string(), from_root);
+            config.kernels = path;
+            for (const TapeNode& node : record_training_step(config, {1, 4}).nodes) recorded.insert(node.op);
+        }
+    }
+    for (const std::string& op : recorded) {
+        INFO(op);
+        CHECK(find_op_formula(op) != nullptr);
+    }
+    for (const OpFormula& formula : op_formulas()) {
+        INFO(formula.op << ": " << formula.math);
+        const std::string math(formula.math);
+        const std::size_t hash = math.find('#');
+        REQUIRE(hash != std::string::npos);
+        CHECK(test::has_heading_anchor(std::string(TF_SOURCE_DIR) + "/" + math.substr(0, hash), math.substr(hash + 1)));
+    }
+}
+
+TEST_CASE("tape --values keeps every value and gradient: a softmax's input gradient is its formula applied by hand",
+          "[integration]") {
+    train::RunConfig config = tiny_lm();
+    config.kernels = kernels::KernelPath::reference;   // attention as its chain of ops, as `tape` shows it
+    const RecordedStep step = record_training_step(config, {1, 4}, /*values=*/true);
+    CHECK(step.nodes.back().op == "cross_entropy");
+    CHECK(step.nodes.back().grad.item() == 1.0);   // dL/dL
+    std::size_t softmaxes = 0;
+    for (const TapeNode& node : step.nodes) {
+        REQUIRE(node.value.defined());
+        if (node.op != "softmax") continue;
+        ++softmaxes;
+        // The scores feed only the softmax, so their gradient is softmax's backward alone:
+        // dx = y ⊙ (dy − rowsum(y ⊙ dy)), row by row of the last axis.
+        const TapeNode& scores = step.nodes.at(std::stoul(node.inputs.at(0).substr(1)));
+        const std::vector<double> y = node.value.to_vector(), dy = node.grad.to_vector(), dx = scores.grad.to_vector();
+        const std::size_t width = static_cast<std::size_t>(node.output_shape.back());
+        for (std::size_t row = 0; row < y.size() / width; ++row) {
+            double y_dot_dy = 0;
+            for (std::size_t j = 0; j < width; ++j) y_dot_dy += y[row * width + j] * dy[row * width + j];
+            for (std::size_t j = 0; j < width; ++j)
+                CHECK(dx[row * width + j] == Approx(y[row * width + j] * (dy[row * width + j] - y_dot_dy)).margin(1e-7));
+        }
+    }
+    CHECK(softmaxes == 1);
+}
+
+TEST_CASE("tape --values prints values and gradients, and refuses a model too big to read by hand", "[integration]") {
+    const test::CliResult shown = test::run_cli({"tape", kCopyTransformer, "--set", "model.d_model=8", "--set", "model.heads=2",
+                                                 "--set", "model.encoder_layers=1", "--set", "model.decoder_layers=1",
+                                                 "--set", "model.ffn_hidden=8", "--examples", "1", "--tokens", "3", "--values"});
+    REQUIRE(shown.exit_code == 0);
+    CHECK(test::count_occurrences(shown.out, "    value:\n") == test::count_occurrences(shown.out, "\n#") + 1);
+    CHECK(shown.out.find("gradient dL/d(value):") != std::string::npos);
+    CHECK(shown.out.find("backward: dx = y ⊙ (dy − rowsum(y ⊙ dy))") != std::string::npos);
+    const test::CliResult refused = test::run_cli({"tape", kCopyTransformer, "--values"});
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("--values prints every number"));
 }

@@ -20,6 +20,7 @@
 #include "attention_helpers.h"
 #include "autograd/ops.h"
 #include "helpers.h"
+#include "markdown_anchor.h"
 #include "layers/attention/scaled_dot_product.h"
 #include "layers/attention/tiled_attention.h"
 #include "layers/positional.h"
@@ -55,17 +56,6 @@ std::shared_ptr<MultiHeadAttention> random_attention(MultiHeadAttentionOptions o
 Tensor random_x(int64_t T, uint64_t seed) {
     Rng rng(seed);
     return test::random_tensor({2, T, 8}, rng);
-}
-
-// GitHub's anchor of a Markdown heading ("## 2. Tiled attention, backward" → "2-tiled-attention-backward"):
-// lowercase, spaces to '-', punctuation dropped. Exact for ASCII headings, which every one we cite is.
-std::string anchor_of(const std::string& heading) {
-    std::string anchor;
-    for (const char c : heading.substr(heading.find_first_not_of('#'))) {
-        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') anchor += static_cast<char>(std::tolower(c));
-        if (c == ' ') anchor += '-';
-    }
-    return anchor.substr(anchor.find_first_not_of('-'));
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -109,12 +99,9 @@ TEST_CASE("every docs/math reference names a file and a section heading that exi
         INFO(check.math_ref);
         const std::size_t hash = check.math_ref.find('#');
         REQUIRE(hash != std::string::npos);
-        std::ifstream file(std::string(TF_SOURCE_DIR) + "/" + check.math_ref.substr(0, hash));
-        REQUIRE(file.good());
-        bool found = false;
-        for (std::string line; std::getline(file, line);)
-            found = found || (line.starts_with("#") && anchor_of(line) == check.math_ref.substr(hash + 1));
-        CHECK(found);
+        const std::string file = std::string(TF_SOURCE_DIR) + "/" + check.math_ref.substr(0, hash);
+        REQUIRE(std::ifstream(file).good());
+        CHECK(test::has_heading_anchor(file, check.math_ref.substr(hash + 1)));
     }
 }
 
