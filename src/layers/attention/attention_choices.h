@@ -7,9 +7,13 @@
 
 namespace tf {
 
-// How the heads turn Q, K, V into outputs (docs/math/fast_attention.md §5):
+// How the heads turn Q, K, V into outputs (docs/math/fast_attention.md §5). `softmax` is one
+// function with two forms: composed from ops (matmul, mask, softmax, matmul: what a student reads,
+// and what runs under "kernels": "reference", or whenever the weights are needed: an observer, or
+// dropout on them); otherwise the tiled kernel replaces it, reading the heads in place. Both
+// compute the same outputs and gradients (tests/test_fast_attention_layers.cpp).
 enum class AttentionKernel {
-    softmax,  // softmax(Q·Kᵀ/τ + M)·V composed from ops: the readable reference; weights materialised
+    softmax,  // softmax(Q·Kᵀ/τ + M)·V: composed from ops (reference), else by the tiled kernel in place
     tiled,    // the same softmax attention by online-softmax tiles (tiled_attention.h): memory linear in T
     linear,   // φ(q)·φ(k) feature-map attention (linear_attention.h): O(T·D²), no softmax and so no τ
 };
