@@ -51,7 +51,7 @@ TEST_CASE("the gemm FLOP counter adds 2·M·N·K per multiply, forward and backw
 }
 
 TEST_CASE("W1-W4 have exactly the parameter counts of the PyTorch peer's models", "[unit]") {
-    // torch_workloads.py prints "params": TransformerAE 963168, BahdanauGRU 358368, VanillaRNN 103008, GPT 834400.
+    // `bench/torch_peer.py params` prints them: TransformerAE 963168, BahdanauGRU 358368, VanillaRNN 103008, GPT 834400.
     CHECK(parameter_count(analysis::reference_workload("W1")) == 963168);
     CHECK(parameter_count(analysis::reference_workload("W2")) == 358368);
     CHECK(parameter_count(analysis::reference_workload("W3")) == 103008);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Random-token data for the reference workloads W1-W4 (configs/bench/, ../shared/bench/README.md).
+"""Random-token data for the reference workloads W1-W4 (configs/bench/README.md, bench/README.md).
 
 The workloads train on uniformly random tokens over a vocabulary of 96. The synthetic tasks'
 alphabets stop at 62 symbols, so the bench configs read JSONL token ids instead (ids 0-3 are

@@ -1,6 +1,6 @@
-// Training and decoding throughput of a model on random tokens, measured the way the PyTorch peer
-// (../shared/bench/torch_workloads.py) measures it: fixed batches, Adam lr 1e-3, warm-up steps,
-// then the median of N timed steps (forward + loss + backward + Adam). tokens/s = B·T / median.
+// Training and decoding throughput of a model on random tokens, measured as the PyTorch peer
+// (bench/torch_peer.py) measures it: fixed batches, Adam lr 1e-3, warm-up steps, then the median
+// of N timed steps (forward + loss + backward + Adam). tokens/s = B·T / median.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,7 +19,8 @@ struct Workload {
     int64_t batch = 32, length = 64;
 };
 
-// W1–W4 of ../shared/bench/README.md, built from code (the same sizes as the peer's classes).
+// W1–W4 of bench/README.md, built from code (the sizes of configs/bench/w1.json … w4.json, which
+// the peer's torch.nn models are built from).
 std::vector<Workload> reference_workloads();
 // One of them by name ("W1" … "W4"); throws ValueError listing the names.
 Workload reference_workload(const std::string& name);

@@ -11,7 +11,7 @@ namespace tf {
 // Vaswani et al. 2017 §3.5, a fixed table with no parameters:
 //   PE(pos, 2i) = sin(pos · ω_i),  PE(pos, 2i+1) = cos(pos · ω_i),  ω_i = 1 / 10000^{2i/C}
 // sqrt_width scales the input first, x·√C + PE, as the Transformer does to token embeddings
-// (torch_workloads.py TransformerAE.embed); the caller chooses.
+// (bench/torch_peer.py, TransformerAE.embed); the caller chooses.
 class SinusoidalPositionalEncoding : public Module {
 public:
     enum class InputScale { none, sqrt_width };

@@ -28,8 +28,8 @@ public:
                                     const Tensor& key_padding_mask = Tensor()) const = 0;
 };
 
-// W_q (A, Hq) without bias, W_k (A, Hk) with bias, v (1, A) without bias: the bench's BahdanauGRU
-// names them W_a, U_a, v_a (torch_workloads.py), so W_q.weight = W_a.weight, W_k.* = U_a.*, v.weight = v_a.weight.
+// W_q (A, Hq) without bias, W_k (A, Hk) with bias, v (1, A) without bias: the PyTorch peer's
+// BahdanauGRU names them W_a, U_a, v_a (bench/torch_peer.py), so W_q.weight = W_a.weight, W_k.* = U_a.*, v.weight = v_a.weight.
 class AdditiveAttention : public DecoderStepAttention {
 public:
     AdditiveAttention(int64_t query_size, int64_t key_size, int64_t attention_size, const InitScheme& init, Rng& rng,
