@@ -51,10 +51,13 @@ private:
         double loss = 0;
         bool stop_requested = false;  // SIGINT/SIGTERM reached some rank
         bool out_of_time = false;     // some rank's clock says the time budget is spent
+        double grad_norm = 0;         // before clipping
     };
-    // This rank's pieces of the batch, forward and backward each; then the gradient and the loss
-    // summed over the ranks, and the gradient clipped.
-    StepOutcome train_step(const std::vector<int64_t>& batch, int64_t batch_tokens, double& grad_norm);
+    StepOutcome train_step(const std::vector<int64_t>& batch, int64_t batch_tokens, double lr);
+    Tensor forward_and_loss(const BatchShare& piece, int64_t batch_tokens);
+    void backward(const Tensor& piece_loss, bool completes_gradients);
+    void sum_gradients();
+    StepOutcome agree_after_step(double loss);
     bool leader() const { return ranks_.rank() == 0; }
     // `last`: the run ends after this step (max_steps reached or the time budget spent).
     void after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last);
@@ -192,53 +195,78 @@ void TrainingRun::remove_stale_temporaries_of_run() {
 // "NaN", "+inf" or "-inf" (std::to_string would print "-nan").
 std::string non_finite_text(double value) { return std::isnan(value) ? "NaN" : (value > 0 ? "+inf" : "-inf"); }
 
+// One training step, as the textbook writes it:
+//   forward → loss → backward   on each piece of the batch this process computes (one piece unless
+//                                the batch is split over ranks or into micro-batches)
+//   gradient sum                over the ranks, so that every rank holds the whole batch's gradient
+//   clip → step                 the optimizer's update, then the gradients zeroed for the next step
+TrainingRun::StepOutcome TrainingRun::train_step(const std::vector<int64_t>& batch, int64_t batch_tokens, double lr) {
+    double loss = 0;
+    const std::vector<BatchShare> pieces = shares_of_batch(batch, config_.train.accumulate_steps, ranks_.rank(), ranks_.size());
+    for (const BatchShare& piece : pieces) {
+        const Tensor piece_loss = forward_and_loss(piece, batch_tokens);   // scalar: the piece's share of the batch's loss
+        loss += piece_loss.item();
+        backward(piece_loss, &piece == &pieces.back());   // adds dL/dθ into every parameter's grad
+    }
+    sum_gradients();
+    StepOutcome outcome = agree_after_step(loss);
+    if (!std::isfinite(outcome.loss)) throw NonFiniteError(stopping("the loss is " + non_finite_text(outcome.loss)));
+    outcome.grad_norm = clip_grad_norm(model_->parameters(), config_.optimizer.clip_grad_norm.value_or(INFINITY));
+    if (!std::isfinite(outcome.grad_norm)) throw NonFiniteError(stopping("the gradient norm is " + non_finite_text(outcome.grad_norm)));
+    optimizer_->step(lr);
+    optimizer_->zero_grad();
+    return outcome;
+}
+
 // The batch's loss is the mean over all its N target tokens, L = (1/N) Σ_pieces Σ_tokens ℓ. A piece's
 // cross_entropy is the mean over its own n_i tokens, so it counts with weight n_i / N: the pieces'
 // gradients then add up to the whole batch's, whichever rank or micro-batch computed them.
-TrainingRun::StepOutcome TrainingRun::train_step(const std::vector<int64_t>& batch, int64_t batch_tokens, double& grad_norm) {
-    Tape& tape = Tape::current();
-    tape.clear();
+Tensor TrainingRun::forward_and_loss(const BatchShare& piece, int64_t batch_tokens) {
+    // Every piece draws its dropout keys from the step's seed, so an example's masks are the same
+    // in any piece (autograd/dropout_mask.h).
+    model_->dropout_rng()->reseed(hash_coordinate(config_.seed + 1, progress_.step));
+    const BatchRowsScope rows(piece.first_row);
     // The curriculum's τ factor travels with this step's forward only; evaluation runs without it,
     // as the saved model will be used.
     ForwardObserver curriculum{.temperature_scale = config_.train.temperature_curriculum.multiplier_at(progress_.step)};
-    // Every piece draws its dropout keys from the step's seed, so an example's masks are the same
-    // in any piece (autograd/dropout_mask.h).
-    const uint64_t step_dropout_seed = hash_coordinate(config_.seed + 1, progress_.step);
-    StepOutcome outcome;
-    try {
-        const std::vector<BatchShare> shares = shares_of_batch(batch, config_.train.accumulate_steps, ranks_.rank(), ranks_.size());
-        for (const BatchShare& share : shares) {
-            model_->dropout_rng()->reseed(step_dropout_seed);
-            const BatchRowsScope rows(share.first_row);
-            const Batch piece = make_batch(batcher_->examples(), share.examples, dataset_.is_lm());
-            ModelInput input = to_model_input(piece);
-            input.observer = &curriculum;
-            const Tensor logits = model_->forward(input);  // (b, T, V)
-            const Tensor piece_loss = cross_entropy(logits, piece.tgt_out, {kPadId, config_.train.label_smoothing});
-            const Tensor weighted = piece_loss * (static_cast<double>(piece.tokens) / static_cast<double>(batch_tokens));
-            outcome.loss += weighted.item();
-            if (buckets_ && &share == &shares.back()) {   // the piece that completes the gradients
-                buckets_->watch(tape);
-                tape.backward(weighted, {}, [this](std::size_t index) { buckets_->walked_past(index); });
-            } else {
-                tape.backward(weighted);
-            }
-            tape.clear();
-        }
-    } catch (const NumericsError& error) {  // --check-numerics: names the op and layer, not the step
-        throw NonFiniteError(stopping(error.what()));
+    const Batch examples = make_batch(batcher_->examples(), piece.examples, dataset_.is_lm());
+    ModelInput input = to_model_input(examples);
+    input.observer = &curriculum;
+    const Tensor logits = model_->forward(input);  // (b, T, V)
+    const Tensor mean_loss = cross_entropy(logits, examples.tgt_out, {kPadId, config_.train.label_smoothing});
+    return mean_loss * (static_cast<double>(examples.tokens) / static_cast<double>(batch_tokens));
+}
+
+// Over several ranks with gradient buckets, the piece that completes the gradients also starts
+// summing each bucket over the ranks as soon as the walk is past its parameters' first use.
+void TrainingRun::backward(const Tensor& piece_loss, bool completes_gradients) {
+    Tape& tape = Tape::current();
+    if (buckets_ && completes_gradients) {
+        buckets_->watch(tape);
+        tape.backward(piece_loss, {}, [this](std::size_t index) { buckets_->walked_past(index); });
+    } else {
+        tape.backward(piece_loss);
     }
-    const Clock::time_point all_reduce_start = Clock::now();
+    tape.clear();
+}
+
+// Every rank's gradients summed over the ranks (the buckets still in flight, or all in one buffer):
+// each rank then holds the gradient of the whole batch. One process: nothing to do.
+void TrainingRun::sum_gradients() {
+    const Clock::time_point start = Clock::now();
     if (buckets_) buckets_->finish();
     else sum_gradients_over_ranks(model_->parameters(), ranks_);
-    double agreed[3] = {outcome.loss, stop_requests_.requested() ? 1.0 : 0.0, out_of_time(true) ? 1.0 : 0.0};
+    all_reduce_seconds_since_log_ += seconds_since(start);
+}
+
+// The batch's loss (the ranks' shares added up), and whether some rank was asked to stop or is out of
+// time: one all-reduce, so every rank takes the same decision after the same step.
+TrainingRun::StepOutcome TrainingRun::agree_after_step(double loss) {
+    const Clock::time_point start = Clock::now();
+    double agreed[3] = {loss, stop_requests_.requested() ? 1.0 : 0.0, out_of_time(true) ? 1.0 : 0.0};
     ranks_.all_reduce_sum(std::span<double>(agreed));
-    all_reduce_seconds_since_log_ += seconds_since(all_reduce_start);
-    outcome = {.loss = agreed[0], .stop_requested = agreed[1] > 0, .out_of_time = agreed[2] > 0};
-    if (!std::isfinite(outcome.loss)) throw NonFiniteError(stopping("the loss is " + non_finite_text(outcome.loss)));
-    grad_norm = clip_grad_norm(model_->parameters(), config_.optimizer.clip_grad_norm.value_or(INFINITY));
-    if (!std::isfinite(grad_norm)) throw NonFiniteError(stopping("the gradient norm is " + non_finite_text(grad_norm)));
-    return outcome;
+    all_reduce_seconds_since_log_ += seconds_since(start);
+    return {.loss = agreed[0], .stop_requested = agreed[1] > 0, .out_of_time = agreed[2] > 0};
 }
 
 std::string TrainingRun::stopping(const std::string& problem) const {
@@ -310,14 +338,15 @@ TrainResult TrainingRun::run() {
             const std::vector<int64_t> batch = batcher_->next_indices();
             const int64_t batch_tokens = target_tokens(batcher_->examples(), batch, dataset_.is_lm());
             const double lr = config_.optimizer.lr_at(optimizer_->step_count() + 1);
-            double grad_norm = 0;
-            const StepOutcome outcome = train_step(batch, batch_tokens, grad_norm);
-            optimizer_->step(lr);
-            optimizer_->zero_grad();
-            Tape::current().clear();
+            StepOutcome outcome;
+            try {
+                outcome = train_step(batch, batch_tokens, lr);
+            } catch (const NumericsError& error) {  // --check-numerics: names the op and layer, not the step
+                throw NonFiniteError(stopping(error.what()));
+            }
             ++progress_.step;
             const bool last = progress_.step == config_.train.max_steps || outcome.out_of_time;
-            if (leader()) after_step(outcome.loss, grad_norm, lr, batch_tokens, last);
+            if (leader()) after_step(outcome.loss, outcome.grad_norm, lr, batch_tokens, last);
             if (outcome.out_of_time) {
                 display_.message("time budget reached at step " + std::to_string(progress_.step));
                 break;
