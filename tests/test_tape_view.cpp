@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -149,6 +150,12 @@ TEST_CASE("tape shows attention as its chain of ops by default, and the fused en
     CHECK(count_of(fast, "tiled_cross_attention") == 2);
     CHECK(readable.size() > fast.size());
     CHECK(listed_ops({"tape", kCopyTransformer, "--text", "--reference"}) == readable);
+    // docs/design.md quotes both counts.
+    const std::string design = read_file(std::string(TF_SOURCE_DIR) + "/docs/design.md");
+    std::smatch quoted;
+    REQUIRE(std::regex_search(design, quoted, std::regex(R"(transformer's step is (\d+) entries at any length\s+\((\d+) with `--fast`\))")));
+    CHECK(std::stoul(quoted[1].str()) == readable.size());
+    CHECK(std::stoul(quoted[2].str()) == fast.size());
     const test::CliResult both = test::run_cli({"tape", kCopyTransformer, "--fast", "--reference"});
     CHECK(both.exit_code == 2);
 }
