@@ -15,7 +15,7 @@ bool products_in_bf16(DType dtype) {
 // Rounding is the cheapest pass over memory there is (4 bytes read and 2 written a value: 0.07 ns
 // a value on one thread here, in cache), so a second thread pays only for large tensors, waking it
 // costing ~30 µs: 2¹⁸ values took 18 µs on one thread against 46 on two, 2²⁰ 75 against 86, 2²¹
-// 161 against 124 (bench/README.md). Past this many values a tensor is rounded in
+// 161 against 124 (bench_threads). Past this many values a tensor is rounded in
 // kParallelGrain-sized chunks over the threads.
 constexpr int64_t kThreadedRoundingValues = int64_t{1} << 20;
 

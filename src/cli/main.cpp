@@ -22,7 +22,7 @@ namespace {
 // - glibc keeps 7 freed blocks of each small size per thread for quick reuse; a decoding step
 //   frees a few hundred small blocks (tensor handles' shapes) of a few sizes, and the rest went
 //   through the slower heap paths (malloc and free were a tenth of a step). 256 keeps them:
-//   W4 generation at 1,024 tokens, 12 % more tokens/s (bench/README.md).
+//   W4 generation at 1,024 tokens, 12 % more tokens/s (`tapeformer bench`).
 void set_runtime_environment(char** argv) {
     bool changed = false;
     const auto set_unless_given = [&](const char* name, const char* value) {

@@ -491,7 +491,7 @@ private:
 // A batch of small products with a transposed B (attention's per-head Q·Kᵀ) makes oneDNN repack
 // each Kᵀ and keeps two threads waiting at its barriers. Handing each thread its own slice of the
 // batch, which it runs alone (oneDNN runs single-threaded inside a parallel region), measured
-// 51–58% of peak against 47–49% (bench_matmul attn_qkT, bench/README.md); without the transpose
+// 51–58% of peak against 47–49% (bench_matmul attn_qkT); without the transpose
 // (A·V) oneDNN's own threading measured better, so those calls go to it whole.
 //
 //

@@ -32,7 +32,7 @@ private:
 
 // When a second thread pays. Our threads sleep while they wait (OMP_WAIT_POLICY=passive, see
 // cli/main.cpp), and waking one for a parallel region costs 20–100 µs when it has slept a while,
-// less when regions follow each other closely (bench/README.md). A pass over memory (elementwise,
+// less when regions follow each other closely (bench_threads). A pass over memory (elementwise,
 // softmax, layer norm, sums) runs about 0.1–0.3 ns an element on one thread, so the line sits at
 // 2¹⁷ elements (~25 µs): measured against 2¹⁵ and 2¹⁸ on W1–W4, the one no workload lost by. A
 // kernel of multiply-adds (the attention kernels' tiles) runs ~10 per ns, so its line is ~2²¹ of
@@ -44,7 +44,7 @@ inline constexpr int64_t kParallelMultiplyAdds = 1 << 21;   // multiply-adds of 
 // two threads lost at every size up to 2²¹ floats (2¹⁸: 28 µs alone, 93 on two) and tied there.
 // At 2¹⁷ W2's 135 sums a step (2¹⁸–2¹⁹ floats each) took 7.6 ms on two threads, 3.7 on one.
 // With gemm's line, this one made W2 1.09–1.15× faster on two threads here, and level on an AMX
-// Xeon (bench/README.md), though bench_threads on another day found two threads winning from 2¹⁷.
+// Xeon (`tapeformer bench --workload W2`), though bench_threads on another day found two threads winning from 2¹⁷.
 inline constexpr int64_t kParallelSumGrain = 1 << 21;       // elements of a gradient sum
 
 // Runs body(i) for every i in [0, n): split over the threads when `parallel` and there are two
