@@ -11,6 +11,7 @@
 #include "catch.h"
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -92,6 +93,9 @@ CliResult run_to_end(const std::string& program, const std::vector<std::string>&
     result.exit_code = wait_for_exit(start_program(program, args, out_path, err_path, max_file_bytes, directory));
     result.out = read_text(out_path);
     result.err = read_text(err_path);
+    // A child that stopped at a course task not written yet (the student tree's stubs) says so in
+    // this test's own output, where ctest reads it to report the test as blocked by that task.
+    if (result.err.find("not implemented: A") != std::string::npos) std::cout << result.err << std::flush;
     return result;
 }
 }  // namespace

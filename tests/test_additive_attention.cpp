@@ -30,7 +30,7 @@ Tensor flatten(const AttentionContext& result) {
 
 }  // namespace
 
-TEST_CASE("additive attention: score(s, h_j) = vᵀ tanh(W_q s + W_k h_j), softmax over unmasked j", "[unit]") {
+TEST_CASE("additive attention: score(s, h_j) = vᵀ tanh(W_q s + W_k h_j), softmax over unmasked j", "[unit][graded][A3.2]") {
     Rng rng(21);
     AdditiveAttention attention(3, 5, 6, kInit, rng, DType::f64);
     const auto params = attention.state_dict();

@@ -61,7 +61,7 @@ TEST_CASE("RNNCell computes act(W_ih x + b_ih + W_hh h + b_hh)", "[unit]") {
     test::require_values(relu_cell.step(f64({-2.0}, {1, 1}), state).h, {0.0});
 }
 
-TEST_CASE("GRUCell follows PyTorch's equations, r inside the hidden term with its bias", "[unit]") {
+TEST_CASE("GRUCell follows PyTorch's equations, r inside the hidden term with its bias", "[unit][graded][A3.1]") {
     Rng rng(1);
     GRUCell cell(1, 1, std::nullopt, rng, DType::f64);
     // gate rows r, z, n
@@ -90,7 +90,7 @@ TEST_CASE("LSTMCell follows the i, f, g, o equations", "[unit]") {
     test::require_values(next.h, {0.536590664859172}, 1e-12);
 }
 
-TEST_CASE("cell gradients match finite differences (input, state, every parameter)", "[gradcheck]") {
+TEST_CASE("cell gradients match finite differences (input, state, every parameter)", "[gradcheck][graded][A3.1]") {
     Rng rng(3);
     gradcheck_cell(RNNCell(3, 4, RNNCell::Nonlinearity::tanh, std::nullopt, rng, DType::f64));
     gradcheck_cell(RNNCell(3, 4, RNNCell::Nonlinearity::relu, std::nullopt, rng, DType::f64));

@@ -52,6 +52,13 @@ public:
     using InputError::InputError;
 };
 
+// Code a student has not written yet: in the student tree of the course (scripts/course.sh), each
+// task's solution region is replaced by a throw of this, naming the task and its assignment.
+class NotImplemented : public Error {
+public:
+    explicit NotImplemented(const std::string& task) : Error("not implemented: " + task) {}
+};
+
 // More tensor memory than the limit (the machine's physical memory by default): a config that asks
 // for a model or batch this machine cannot hold is refused with a message, not killed by the OS.
 class MemoryLimitError : public InputError {

@@ -50,6 +50,7 @@ std::vector<std::vector<int64_t>> greedy_decode(SequenceModel& model, const Mode
         std::vector<int64_t> flat;
         flat.reserve(static_cast<std::size_t>(batch * (step + 1)));
         for (const auto& row : prefix) flat.insert(flat.end(), row.begin(), row.end());
+        // BEGIN SOLUTION A4.1
         const IndexTensor next = argmax(model.decode_step(state, IndexTensor(std::move(flat), {batch, step + 1})));  // (B)
         bool all_done = true;
         for (int64_t b = 0; b < batch; ++b) {
@@ -61,6 +62,7 @@ std::vector<std::vector<int64_t>> greedy_decode(SequenceModel& model, const Mode
             all_done = all_done && finished[b];
         }
         if (all_done) break;
+        // END SOLUTION
     }
     std::vector<std::vector<int64_t>> result;
     for (int64_t b = 0; b < batch; ++b) {
@@ -101,6 +103,7 @@ std::vector<int64_t> beam_search_one(SequenceModel& model, const ModelInput& sin
     std::vector<Hypothesis> live = {{{options.bos}, 0.0}};
     std::vector<Hypothesis> finished;
     for (int64_t step = 0; step < options.max_length && !live.empty(); ++step) {
+        // BEGIN SOLUTION A4.2
         const int64_t count = static_cast<int64_t>(live.size());
         std::vector<int64_t> flat;
         for (const auto& h : live) flat.insert(flat.end(), h.tokens.begin(), h.tokens.end());
@@ -129,6 +132,7 @@ std::vector<int64_t> beam_search_one(SequenceModel& model, const ModelInput& sin
         }
         live = std::move(next);
         if (!live.empty()) reorder_decode_state(state, parents);
+        // END SOLUTION
         // Stopping once beam_size hypotheses had finished, as this once did, let unlikely early
         // <eos>s fill the count while the likely hypothesis was still growing (a beam of 3 cut a
         // copy-task "aaeegd" to "aa", though greedy decoding copied it).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What README.md and docs/design.md quote of the tree is what the tree holds:
+"""What README.md, docs/design.md and docs/course/ quote of the tree is what the tree holds:
   - every quoted file under a folder of the repository exists;
   - `FILE` (N lines) has N lines;
   - `FILE:A-B` (`NAME`) is a whole definition: line A opens it (the line before is blank), line B
@@ -86,8 +86,11 @@ def main():
             problems.append("README.md: the reading path quotes no file or range")
         print(f"reading path: {reading} lines")
     check(root, "README.md", readme, problems)
-    with open(os.path.join(root, "docs/design.md"), encoding="utf-8") as f:
-        check(root, "docs/design.md", f.read(), problems)
+    quoting = ["docs/design.md"] + sorted(os.path.join("docs/course", name) for name in os.listdir(os.path.join(root, "docs/course"))
+                                          if name.endswith(".md"))
+    for doc in quoting:
+        with open(os.path.join(root, doc), encoding="utf-8") as f:
+            check(root, doc, f.read(), problems)
     for problem in problems:
         print("FAIL:", problem, file=sys.stderr)
     return 1 if problems else 0

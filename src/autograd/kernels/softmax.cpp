@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "autograd/error.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/kernels/vector_math.h"
 
@@ -130,8 +131,10 @@ void log_softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
         for_each_row(rows, cols, [&](int64_t r) { log_softmax_row_fast(x + r * cols, y + r * cols, cols); });
 }
 
+// dx_j = y_j·(dy_j − Σ_k dy_k·y_k), row by row: the softmax Jacobian diag(y) − y·yᵀ applied to dy.
 template <class T>
 void softmax_backward_rows(const T* y, const T* dy, T* dx, int64_t rows, int64_t cols) {
+    // BEGIN SOLUTION A1.1
     for_each_row(rows, cols, [&](int64_t r) {
         const T* y_row = y + r * cols;
         const T* dy_row = dy + r * cols;
@@ -139,6 +142,7 @@ void softmax_backward_rows(const T* y, const T* dy, T* dx, int64_t rows, int64_t
         for (int64_t j = 0; j < cols; ++j) dot += dy_row[j] * y_row[j];
         for (int64_t j = 0; j < cols; ++j) dx[r * cols + j] = y_row[j] * (dy_row[j] - dot);
     });
+    // END SOLUTION
 }
 
 template <class T>

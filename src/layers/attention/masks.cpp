@@ -35,13 +35,17 @@ bool outside_window(int64_t p, int64_t j, int64_t window) { return 2 * std::llab
 }  // namespace
 
 Tensor causal_mask(int64_t T, int64_t S) {
+    // BEGIN SOLUTION A2.2
     return build_mask(T, S, "causal_mask", [](int64_t p, int64_t j) { return j > p; });
+    // END SOLUTION
 }
 
 Tensor padding_mask_to_keys(const Tensor& padding) {
     if (padding.dim() != 2)
         throw ShapeError("padding_mask_to_keys: expected a (B, S) padding mask, got " + to_string(padding.shape()));
+    // BEGIN SOLUTION A2.2
     return padding.to(DType::f32).view({padding.size(0), 1, 1, padding.size(1)});
+    // END SOLUTION
 }
 
 Tensor sliding_window_mask(int64_t T, int64_t S, int64_t window, bool causal) {

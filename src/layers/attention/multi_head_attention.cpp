@@ -170,8 +170,10 @@ double MultiHeadAttention::temperature(const SequenceContext& context) const {
 // Rotary positions (which turn Q and K after the split) and the linear kernel (another formula)
 // keep their paths, and ReferenceKernels keeps the readable composition.
 bool MultiHeadAttention::reads_heads_in_place(const SequenceContext& context) const {
+    // BEGIN FAST A2.1: return false;
     return !kernels::use_reference() && options_.kernel != AttentionKernel::linear && !options_.rotary_base &&
            !records_attention(context.observer) && !(dropout_->training() && options_.dropout > 0);
+    // END FAST
 }
 
 // The heads' outputs merged, (B, T, C), by the fast path above.
@@ -219,12 +221,14 @@ void MultiHeadAttention::cache_new_positions(KeyValueCache& cache, const Tensor&
 // pattern that hides nothing the cache still holds.
 bool MultiHeadAttention::reads_cache_in_place(const SequenceContext& context, const KeyValueCache& cache,
                                               int64_t new_positions) const {
+    // BEGIN FAST A2.1: return false;
     const bool pattern_hides_nothing =
         options_.pattern == AttentionPattern::full ||
         (options_.pattern == AttentionPattern::sliding_window && new_positions == 1 && cache.length <= options_.window);
     return !kernels::use_reference() && !grad_enabled() && options_.kernel != AttentionKernel::linear && pattern_hides_nothing &&
            !context.memory.defined() && !context.padding_mask.defined() && !records_attention(context.observer) &&
            !(dropout_->training() && options_.dropout > 0);
+    // END FAST
 }
 
 // The masks are aligned bottom-right (query i sits at key position i + S − T), so the new queries

@@ -70,6 +70,7 @@ double temperature_for(const Tensor& Q, std::optional<double> temperature) {
 // same product, cheaper when S > D.
 Tensor attention_weights(const Tensor& Q, const Tensor& K, const AttentionMask& mask,
                          std::optional<double> temperature) {
+    // BEGIN SOLUTION A2.1
     const int64_t group = group_size(Q, K, Tensor());
     const double tau = temperature_for(Q, temperature);
     const Tensor stacked = matmul(stack_groups(Q * (1.0 / tau), group), K, {.transpose_b = true});  // (…, H_kv, G·T, S)
@@ -77,6 +78,7 @@ Tensor attention_weights(const Tensor& Q, const Tensor& K, const AttentionMask& 
     const Tensor hidden = combined_mask(mask, scores.shape());
     if (!hidden.defined()) return softmax(scores);
     return softmax(masked_fill(scores, hidden, -std::numeric_limits<double>::infinity()));
+    // END SOLUTION
 }
 
 // O = A·V, each query head reading its group's V.

@@ -102,12 +102,14 @@ GRUCell::GRUCell(int64_t input_size, int64_t hidden_size, const std::optional<In
 // n  = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))      r gates the hidden term, bias included
 // h' = (1 − z) ⊙ n + z ⊙ h
 RecurrentState GRUCell::compute_step(const Tensor& x_proj, const RecurrentState& state) const {
+    // BEGIN SOLUTION A3.1
     const std::vector<Tensor> x_gates = split_gates(x_proj);                 // 3 × (B, H)
     const std::vector<Tensor> h_gates = split_gates(project_hidden(state.h));  // 3 × (B, H)
     const Tensor r = sigmoid(x_gates[0] + h_gates[0]);                       // (B, H)
     const Tensor z = sigmoid(x_gates[1] + h_gates[1]);                       // (B, H)
     const Tensor n = tanh(x_gates[2] + r * h_gates[2]);                      // (B, H)
     return {(1.0 - z) * n + z * state.h, Tensor()};
+    // END SOLUTION
 }
 
 // ── LSTM ───────────────────────────────────────────────────────────────

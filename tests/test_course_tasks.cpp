@@ -1,0 +1,141 @@
+// The graded tests of the course's tasks (course/tasks.tsv, docs/course/) that no other test file
+// holds: each is tagged with its task and reads only that task's code, so a student's work on one
+// task is graded by its own tests whatever the other tasks' state. The rest of the graded tests
+// carry their task's tag where they live (test_attention.cpp, test_recurrent.cpp, …).
+#include "catch.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "autograd/gradcheck.h"
+#include "autograd/ops.h"
+#include "autograd/random.h"
+#include "helpers.h"
+#include "layers/attention/scaled_dot_product.h"
+
+using namespace tf;
+using test::f64;
+using test::require_values;
+
+namespace {
+
+Tensor random_f64(const Shape& shape, uint64_t seed) {
+    Rng rng(seed);
+    return Tensor::uniform(shape, -1, 1, rng, DType::f64);
+}
+
+// dL/dx of L = Σ w ⊙ f(x), by the tape.
+Tensor gradient_of(const std::function<Tensor(const Tensor&)>& f, const Tensor& x_value, const Tensor& w) {
+    Tensor x = x_value.clone();
+    x.set_requires_grad(true);
+    Tape& tape = Tape::current();
+    tape.clear();
+    tape.backward(sum(f(x) * w));
+    return x.grad();
+}
+
+}  // namespace
+
+// ── A1.1 softmax's backward ──────────────────────────────────────────────────
+TEST_CASE("A1.1 softmax's backward matches central differences in f64, rows of 1 to 7", "[gradcheck][graded][A1.1]") {
+    for (const int64_t cols : {1, 2, 7}) {
+        INFO(cols << " columns");
+        const GradcheckResult result = gradcheck([](const std::vector<Tensor>& in) { return softmax(in[0]); },
+                                                 {random_f64({3, cols}, 11)});
+        CHECK(result.ok);
+        INFO(result.message);
+    }
+}
+
+TEST_CASE("A1.1 softmax's backward: a hand-worked row, and every row of dx sums to 0", "[unit][graded][A1.1]") {
+    // y = softmax(0, ln 3) = (1/4, 3/4); dy = (1, 0): y·dy = 1/4, so dx = y ⊙ (dy − 1/4) = (3/16, −3/16).
+    const Tensor x = f64({0, std::log(3.0)}, {1, 2});
+    require_values(gradient_of([](const Tensor& v) { return softmax(v); }, x, f64({1, 0}, {1, 2})), {3.0 / 16, -3.0 / 16});
+    // softmax is unchanged by adding a constant to a row, so no gradient points along (1, …, 1).
+    const Tensor dx = gradient_of([](const Tensor& v) { return softmax(v); }, random_f64({4, 5}, 3), random_f64({4, 5}, 4));
+    for (int64_t r = 0; r < 4; ++r) {
+        double row = 0;
+        for (int64_t c = 0; c < 5; ++c) row += dx.at({r, c});
+        CHECK(std::abs(row) < 1e-12);
+    }
+}
+
+// ── A1.2 GELU's backward ─────────────────────────────────────────────────────
+TEST_CASE("A1.2 GELU's backward matches central differences in f64", "[gradcheck][graded][A1.2]") {
+    const GradcheckResult result = gradcheck([](const std::vector<Tensor>& in) { return gelu(in[0]); },
+                                             {random_f64({4, 6}, 5) * 3.0});
+    INFO(result.message);
+    CHECK(result.ok);
+}
+
+TEST_CASE("A1.2 GELU's derivative by hand: ½ at 0, Φ(1) + φ(1) at 1, → 1 and → 0 far out", "[unit][graded][A1.2]") {
+    const double phi_1 = std::exp(-0.5) / std::sqrt(2 * std::numbers::pi), Phi_1 = 0.5 * (1 + std::erf(1 / std::numbers::sqrt2));
+    const Tensor x = f64({0, 1, 8, -8}, {4});
+    require_values(gradient_of([](const Tensor& v) { return gelu(v); }, x, Tensor::ones({4}, DType::f64)),
+                   {0.5, Phi_1 + phi_1, 1, 0}, 1e-10);
+}
+
+// ── A1.3 matmul's backward ───────────────────────────────────────────────────
+TEST_CASE("A1.3 matmul's backward matches central differences in every layout and with a shared B", "[gradcheck][graded][A1.3]") {
+    for (const bool ta : {false, true})
+        for (const bool tb : {false, true}) {
+            INFO("transpose_a " << ta << ", transpose_b " << tb);
+            const Tensor a = random_f64(ta ? Shape{2, 4, 3} : Shape{2, 3, 4}, 6);
+            const Tensor b = random_f64(tb ? Shape{2, 5, 4} : Shape{2, 4, 5}, 7);
+            const GradcheckResult result = gradcheck(
+                [=](const std::vector<Tensor>& in) { return matmul(in[0], in[1], {.transpose_a = ta, .transpose_b = tb}); }, {a, b});
+            INFO(result.message);
+            CHECK(result.ok);
+        }
+    // (2, 3, 4)·(4, 5): one B for the whole batch, its gradient summed over the batch.
+    const GradcheckResult shared = gradcheck([](const std::vector<Tensor>& in) { return matmul(in[0], in[1]); },
+                                             {random_f64({2, 3, 4}, 8), random_f64({4, 5}, 9)});
+    INFO(shared.message);
+    CHECK(shared.ok);
+}
+
+TEST_CASE("A1.3 matmul's backward by hand: dA = dC·Bᵀ and dB = Aᵀ·dC on 2 × 2 matrices", "[unit][graded][A1.3]") {
+    const Tensor A = f64({1, 2, 3, 4}, {2, 2}), B = f64({5, 6, 7, 8}, {2, 2}), dC = f64({1, 0, 0, 2}, {2, 2});
+    Tensor a = A.clone(), b = B.clone();
+    a.set_requires_grad(true), b.set_requires_grad(true);
+    Tape::current().clear();
+    Tape::current().backward(sum(matmul(a, b) * dC));
+    require_values(a.grad(), {5, 7, 12, 16});   // dC·Bᵀ = [[1,0],[0,2]]·[[5,7],[6,8]]
+    require_values(b.grad(), {1, 6, 2, 8});     // Aᵀ·dC = [[1,3],[2,4]]·[[1,0],[0,2]]
+}
+
+// ── A2.1 scaled dot-product attention weights ────────────────────────────────
+TEST_CASE("A2.1 attention weights on a 2 × 2 example match the hand computation, τ = √d and τ = 1", "[unit][graded][A2.1]") {
+    // Q = K = I: the scores are I/τ and each row's weights are σ(±1/τ) (a two-way softmax).
+    const Tensor Q = f64({1, 0, 0, 1}, {2, 2});
+    const double w = 1.0 / (1.0 + std::exp(-1.0 / std::sqrt(2.0))), w1 = 1.0 / (1.0 + std::exp(-1.0));
+    require_values(attention_weights(Q, Q, {}), {w, 1 - w, 1 - w, w});
+    require_values(attention_weights(Q, Q, {}, 1.0), {w1, 1 - w1, 1 - w1, w1});
+}
+
+TEST_CASE("A2.1 attention weights: rows on the simplex, a hidden key weighs exactly 0, heads and groups apart", "[property][graded][A2.1]") {
+    const Tensor Q = random_f64({2, 4, 3, 5}, 12), K = random_f64({2, 2, 6, 5}, 13);   // 4 query heads share 2 key heads
+    // A pattern hiding key 5 from every query, and key 0 from query 2 of every head.
+    std::vector<double> hidden(3 * 6, 0.0);
+    for (int64_t i = 0; i < 3; ++i) hidden[i * 6 + 5] = 1;
+    hidden[2 * 6 + 0] = 1;
+    const Tensor A = attention_weights(Q, K, {.pattern = Tensor::from_data(hidden, {3, 6})});
+    REQUIRE(A.shape() == Shape{2, 4, 3, 6});
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t h = 0; h < 4; ++h)
+            for (int64_t i = 0; i < 3; ++i) {
+                double row = 0;
+                for (int64_t j = 0; j < 6; ++j) {
+                    CHECK(A.at({b, h, i, j}) >= 0);
+                    row += A.at({b, h, i, j});
+                }
+                CHECK(row == Approx(1).epsilon(1e-12));
+                CHECK(A.at({b, h, i, 5}) == 0);
+            }
+    CHECK(A.at({1, 3, 2, 0}) == 0);
+    // Query head h reads key head h / 2: head 1 of the group-shared result equals its own computation.
+    const Tensor alone = attention_weights(slice(slice(Q, 1, 1, 2), 0, 0, 1), slice(slice(K, 1, 0, 1), 0, 0, 1),
+                                           {.pattern = Tensor::from_data(hidden, {3, 6})});
+    for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 6; ++j) CHECK(alone.at({0, 0, i, j}) == Approx(A.at({0, 1, i, j})).epsilon(1e-12));
+}
