@@ -80,7 +80,8 @@ def regions_of(path, lines, tasks):
 
 
 def student_text(path, text, tasks, keep):
-    """The student's version of one file: each region of a task not in `keep` replaced."""
+    """The student's version of one file: each solution region of a task not in `keep`, and every
+    fast twin, replaced."""
     lines = text.split("\n")
     regions = regions_of(path, lines, tasks)
     if any(kind == "SOLUTION" for kind, *_ in regions) and '#include "autograd/error.h"' not in text:
@@ -88,7 +89,7 @@ def student_text(path, text, tasks, keep):
     out, cursor = [], 0
     for kind, task, replacement, first, last, indent in regions:
         out += lines[cursor:first]
-        if task in keep:
+        if task in keep and kind == "SOLUTION":   # a fast twin stays off: the student's code is what runs
             out += lines[first + 1:last]
         elif kind == "SOLUTION":
             info = tasks[task]
@@ -121,11 +122,14 @@ def patched_sources(patches):
             if listed.returncode != 0:
                 raise KitError(f"{patch}: not a patch git can read: {listed.stderr.strip()}")
             paths = [line.split("\t")[2] for line in listed.stdout.splitlines()]
-            for path in paths:
+            for path in paths:   # the tree's file, or what the patches before this one made of it
                 os.makedirs(os.path.dirname(os.path.join(scratch, path)), exist_ok=True)
-                shutil.copy(os.path.join(ROOT, path), os.path.join(scratch, path))
-            applied = subprocess.run(["git", "apply", "--unsafe-paths", "--directory=.", os.path.abspath(patch)],
-                                     cwd=scratch, capture_output=True, text=True)
+                if path in changed:
+                    with open(os.path.join(scratch, path), "w", encoding="utf-8") as f:
+                        f.write(changed[path])
+                else:
+                    shutil.copy(os.path.join(ROOT, path), os.path.join(scratch, path))
+            applied = subprocess.run(["git", "apply", os.path.abspath(patch)], cwd=scratch, capture_output=True, text=True)
             if applied.returncode != 0:
                 raise KitError(f"{patch}: does not apply to this tree: {applied.stderr.strip()}")
             for path in paths:
