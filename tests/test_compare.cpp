@@ -247,8 +247,9 @@ TEST_CASE("the shipped comparisons load, and the poetry one has 3 seeds, enough 
 }
 
 TEST_CASE("config check takes a comparison config and checks every variant's run config", "[integration]") {
+    // From the checkout, where the poetry comparison's relative data.path is read from, as compare would.
     for (const char* name : {"compare_poetry", "compare_recall", "compare_length_sweep"}) {
-        const test::CliResult checked = test::run_cli({"config", "check", std::string(TF_SOURCE_DIR) + "/configs/" + name + ".json"});
+        const test::CliResult checked = test::run_cli_in(TF_SOURCE_DIR, {"config", "check", std::string("configs/") + name + ".json"});
         INFO(name << ": " << checked.err);
         CHECK(checked.exit_code == 0);
         CHECK_THAT(checked.out, Catch::Contains(std::string(name) + ".json: ok"));
