@@ -245,3 +245,31 @@ TEST_CASE("the shipped comparisons load, and the poetry one has 3 seeds, enough 
     CHECK(load_compare_config(configs + "compare_poetry.json", {}).seeds.size() >= 3);
     CHECK(load_compare_config(configs + "compare_length_sweep.json", {}).length_sweep.has_value());
 }
+
+TEST_CASE("config check takes a comparison config and checks every variant's run config", "[integration]") {
+    // From the checkout, where the poetry comparison's relative data.path is read from, as compare would.
+    for (const char* name : {"compare_poetry", "compare_recall", "compare_length_sweep"}) {
+        const test::CliResult checked = test::run_cli_in(TF_SOURCE_DIR, {"config", "check", std::string("configs/") + name + ".json"});
+        INFO(name << ": " << checked.err);
+        CHECK(checked.exit_code == 0);
+        CHECK_THAT(checked.out, Catch::Contains(std::string(name) + ".json: ok"));
+    }
+    test::TempDir root;
+    const std::string path = root / "bad.json";
+    nlohmann::json bad = nlohmann::json::parse(test::tiny_comparison());
+    bad["variants"][2]["model"]["heads"] = 3;  // d_model 8 is not divisible by 3 heads
+    test::write_text(path, bad.dump());
+    const test::CliResult refused = test::run_cli({"config", "check", path});
+    INFO(refused.err);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("variant \"transformer\": model.d_model"));
+    bad = nlohmann::json::parse(test::tiny_comparison());
+    bad["predictions"]["baseline"] = "gruu";
+    test::write_text(path, bad.dump());
+    CHECK_THAT(test::run_cli({"config", "check", path}).err, Catch::Contains("predictions.baseline: expected one of"));
+    // print shows the comparison with its defaults filled in.
+    const test::CliResult printed = test::run_cli({"config", "print", test::kTinyComparisonPath});
+    REQUIRE(printed.exit_code == 0);
+    CHECK(nlohmann::json::parse(printed.out)["analysis"]["probes"] == 2);
+    CHECK(nlohmann::json::parse(printed.out)["kernels"] == "fast");
+}

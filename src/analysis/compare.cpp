@@ -1,11 +1,10 @@
 // Writing the comparison report: the table, curves, accuracy by position, gradient flow,
 // dependency kernels, and (when the config names their two variants) the predictions of
-// docs/math/theory.md §7, each held or not, with its numbers.
+// docs/math/theory.md §7, each held or not, with its numbers; then the config's own predictions.
 #include "analysis/compare.h"
 
 #include <csignal>
 #include <cmath>
-#include <cstdio>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -17,6 +16,7 @@
 #include "analysis/compare_runs.h"
 #include "analysis/length_sweep.h"
 #include "analysis/markdown_text.h"
+#include "analysis/own_predictions.h"
 #include "analysis/report.h"
 #include "analysis/seed_interval.h"
 #include "util/directory_lock.h"
@@ -85,17 +85,6 @@ std::vector<double> per_seed(const std::vector<double>& a, const std::vector<dou
 double difference(double a, double b) { return a - b; }
 double ratio(double a, double b) { return a / b; }
 
-std::string interval_text(const SeedInterval& in, const char* format) {
-    const auto number = [&](double v) {
-        char text[64];
-        std::snprintf(text, sizeof text, format, v);
-        return std::string(text);
-    };
-    if (in.seeds == 0) return "not measurable";
-    if (in.seeds == 1) return number(in.mean) + " (one seed: no interval)";
-    return number(in.mean) + " [" + number(in.low) + ", " + number(in.high) + "] (95 %, " + std::to_string(in.seeds) + " seeds)";
-}
-
 Prediction judged(std::string id, std::string claim, std::string measured, const SeedInterval& interval, double low, double high) {
     const Verdict v = judge(interval, low, high);
     return {std::move(id), std::move(claim), std::move(measured), interval, low, high, v, verdict_text(v, interval, low, high)};
@@ -148,15 +137,6 @@ std::vector<Prediction> check_predictions(const PredictionVariants& pair, const 
     }
     predictions.push_back(rnn);
     return predictions;
-}
-
-const char* verdict_key(Verdict verdict) {
-    switch (verdict) {
-    case Verdict::held: return "held";
-    case Verdict::not_held: return "not_held";
-    case Verdict::undecided: return "undecided";
-    }
-    return "";
 }
 
 void write_predictions(Report& report, const std::vector<Prediction>& predictions) {
@@ -368,9 +348,9 @@ void write_length_sweep(Report& report, const CompareConfig& config, const Sweep
 }
 
 void write_json(const std::string& out, const CompareConfig& config, const Runs& runs, const std::vector<Prediction>& predictions,
-                const std::optional<SweepSummary>& sweep_summary) {
+                const std::vector<JudgedOwnPrediction>& own_predictions, const std::optional<SweepSummary>& sweep_summary) {
     nlohmann::json result = {{"name", config.name}, {"seeds", config.seeds}, {"variants", nlohmann::json::array()},
-                             {"predictions", nlohmann::json::array()}};
+                             {"predictions", nlohmann::json::array()}, {"own_predictions", own_predictions_json(own_predictions)}};
     const auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
     if (sweep_summary) {
         nlohmann::json sweep = {{"max_lengths", config.length_sweep->max_lengths}, {"points", nlohmann::json::array()},
@@ -463,13 +443,15 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
     write_decoded_table(report, config, runs);
     const auto predictions = config.predictions ? check_predictions(*config.predictions, runs) : std::vector<Prediction>{};
     if (!predictions.empty()) write_predictions(report, predictions);
+    const std::vector<JudgedOwnPrediction> own_predictions = judge_own_predictions(config, runs);
+    if (!own_predictions.empty()) write_own_predictions(report, own_predictions);
     write_curves(report, config, runs);
     std::optional<SweepSummary> sweep;
     if (config.length_sweep) {
         sweep = summarize_sweep(config, measure_length_sweep(plan));
         write_length_sweep(report, config, *sweep);
     }
-    write_json(out, config, runs, predictions, sweep);
+    write_json(out, config, runs, predictions, own_predictions, sweep);
     return report.write();
 }
 

@@ -1,7 +1,8 @@
 // `tapeformer compare`: train several model variants on the same data, splits, seeds and budget,
 // measure each the same way, and write one report — the table, the curves, accuracy by position,
 // gradient norm by distance, dependency kernels — and, when the config names a pure RNN and an
-// attention variant, the predictions of docs/math/theory.md §7 checked against what was measured.
+// attention variant, the predictions of docs/math/theory.md §7 checked against what was measured;
+// when it states predictions of its own, those too.
 #pragma once
 #include <optional>
 #include <string>
@@ -24,6 +25,17 @@ struct PredictionVariants {
     std::string baseline, attention;
 };
 
+// A prediction the config states itself, before the runs (docs/experiments.md, "Your own
+// predictions"): a claim in the student's words, and the range [low, high] it commits to for
+//     d_s = m(first, seed s) − m(second, seed s),
+// m one of the per-run measures of analysis/run_measures.h, the two variants' runs paired by seed.
+struct OwnPrediction {
+    std::string claim;
+    std::string measure;          // a RunMeasure's name
+    std::string first, second;    // the difference is first − second
+    double low = 0, high = 0;     // the predicted range of the difference, low ≤ high, both finite
+};
+
 // Every variant trained again at each of several maximum input lengths (data.max_length), tested,
 // and its test accuracy plotted against input length, with the recurrent models' decay constant τ
 // fitted (analysis/length_sweep.h).
@@ -37,7 +49,8 @@ struct CompareConfig {
     config::Json data, optimizer, train;  // shared by every variant
     kernels::KernelPath kernels = kernels::KernelPath::fast;   // every run's "kernels" (train/run_config.h)
     std::vector<CompareVariant> variants;
-    std::optional<PredictionVariants> predictions;  // absent: the report judges no predictions
+    std::optional<PredictionVariants> predictions;  // absent: the report judges none of the built-in predictions
+    std::vector<OwnPrediction> own_predictions;     // the config's own, in its order (judged whenever listed)
     std::optional<LengthSweep> length_sweep;        // absent: no sweep
     int64_t examples = 8;                 // test examples for the gradient probes
     int64_t probes = 4;                   // random projections for the dependency kernel

@@ -1,10 +1,14 @@
 // Reading a comparison config: shared data/optimizer/train sections, the variants, which two the
-// seed predictions compare (optional), and how much analysis to do.
+// built-in predictions compare and the config's own predictions (both optional), and how much
+// analysis to do.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
 #include "analysis/compare.h"
 #include "analysis/gradient_probe.h"
+#include "analysis/run_measures.h"
 #include "config/json_file.h"
 #include "config/seed_range.h"
 #include "train/run_config.h"
@@ -45,8 +49,76 @@ PredictionVariants read_prediction_variants(config::JsonReader& reader, const st
     if (pair.attention == pair.baseline)
         throw ConfigError(reader.path_of("attention") + ": expected a variant other than the baseline, got " +
                           config::describe(pair.attention) + " for both");
-    reader.finish();
     return pair;
+}
+
+// `value` must name a listed variant; `path` names it in the error.
+std::string read_variant_name(const config::Json& value, const std::string& path, const std::vector<std::string>& variant_names) {
+    std::string list;
+    for (const auto& name : variant_names) list += (list.empty() ? "\"" : ", \"") + name + "\"";
+    if (!value.is_string()) throw ConfigError(path + ": expected one of " + list + ", got " + config::describe(value));
+    const std::string name = value.get<std::string>();
+    if (std::find(variant_names.begin(), variant_names.end(), name) == variant_names.end()) {
+        const std::string suggestion = config::closest_match(name, variant_names);
+        throw ConfigError(path + ": expected one of " + list + ", got " + config::describe(value) +
+                          (suggestion.empty() ? "" : " (did you mean \"" + suggestion + "\"?)"));
+    }
+    return name;
+}
+
+// {"claim": text, "measure": name, "variants": [first, second], "difference": [low, high]}: the
+// claim is quoted in the report; the range is what first − second is predicted to lie in.
+OwnPrediction read_own_prediction(config::JsonReader& reader, const std::vector<std::string>& variant_names) {
+    OwnPrediction prediction;
+    prediction.claim = reader.string("claim");
+    if (prediction.claim.find_first_not_of(" \t\n\r") == std::string::npos)
+        throw ConfigError(reader.path_of("claim") + ": expected the claim in words (the report quotes it), got " +
+                          config::describe(prediction.claim));
+    prediction.measure = reader.choice("measure", run_measure_names());
+    const config::Json& variants = reader.raw("variants");
+    if (!variants.is_array() || variants.size() != 2)
+        throw ConfigError(reader.path_of("variants") + ": expected two variant names [first, second] (the difference is "
+                          "first − second), got " + config::describe(variants));
+    prediction.first = read_variant_name(variants[0], reader.path_of("variants") + "[0]", variant_names);
+    prediction.second = read_variant_name(variants[1], reader.path_of("variants") + "[1]", variant_names);
+    if (prediction.first == prediction.second)
+        throw ConfigError(reader.path_of("variants") + ": expected two different variants, got \"" + prediction.first + "\" twice");
+    const config::Json& range = reader.raw("difference");
+    if (!range.is_array() || range.size() != 2)
+        throw ConfigError(reader.path_of("difference") + ": expected [low, high], the range first − second is predicted to lie in, got " +
+                          config::describe(range));
+    for (std::size_t i = 0; i < 2; ++i)
+        // JSON has no infinity, so an open end is written "inf" or null: refused, since a range without
+        // an end commits to little (write the measure's own limit, 1 for an accuracy, instead).
+        if (!range[i].is_number() || !std::isfinite(range[i].get<double>()))
+            throw ConfigError(reader.path_of("difference") + "[" + std::to_string(i) + "]: expected a finite number, got " +
+                              config::describe(range[i]));
+    prediction.low = range[0].get<double>();
+    prediction.high = range[1].get<double>();
+    if (prediction.low > prediction.high)
+        throw ConfigError(reader.path_of("difference") + ": expected [low, high] with low ≤ high, got " + config::describe(range));
+    reader.finish();
+    return prediction;
+}
+
+// "baseline" and "attention" (together) choose the pair the built-in predictions compare; "own"
+// lists the config's own predictions. Either, or both.
+void read_predictions(config::JsonReader& reader, const std::vector<std::string>& variant_names, CompareConfig& compare) {
+    if (reader.has("baseline") || reader.has("attention")) compare.predictions = read_prediction_variants(reader, variant_names);
+    if (reader.has("own")) {
+        const config::Json& own = reader.raw("own");
+        if (!own.is_array() || own.empty())
+            throw ConfigError(reader.path_of("own") + ": expected a list of at least one {\"claim\", \"measure\", \"variants\", "
+                              "\"difference\"} object, got " + config::describe(own));
+        for (std::size_t i = 0; i < own.size(); ++i) {
+            config::JsonReader item(own[i], reader.path_of("own") + "[" + std::to_string(i) + "]");
+            compare.own_predictions.push_back(read_own_prediction(item, variant_names));
+        }
+    }
+    reader.finish({"baseline", "attention", "own"});
+    if (!compare.predictions && compare.own_predictions.empty())
+        throw ConfigError(reader.path() + ": expected \"baseline\" and \"attention\" (the built-in predictions), \"own\" "
+                          "(the config's own), or both");
 }
 
 // At least two lengths, increasing: a decay needs two points, and the plot reads left to right.
@@ -100,7 +172,7 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
     }
     if (top.has("predictions")) {
         config::JsonReader predictions = top.object("predictions");
-        compare.predictions = read_prediction_variants(predictions, {names.begin(), names.end()});
+        read_predictions(predictions, {names.begin(), names.end()}, compare);
     }
     if (top.has("length_sweep")) {
         config::JsonReader sweep = top.object("length_sweep");

@@ -49,6 +49,15 @@ Verdict judge(const SeedInterval& interval, double low, double high) {
     return Verdict::undecided;
 }
 
+const char* verdict_key(Verdict verdict) {
+    switch (verdict) {
+    case Verdict::held: return "held";
+    case Verdict::not_held: return "not_held";
+    case Verdict::undecided: return "undecided";
+    }
+    return "";
+}
+
 std::string verdict_text(Verdict verdict, const SeedInterval& interval, double low, double high) {
     char boundary[64];
     switch (verdict) {
@@ -62,6 +71,18 @@ std::string verdict_text(Verdict verdict, const SeedInterval& interval, double l
         return std::string("undecided (the interval straddles ") + boundary + ")";
     }
     return "";
+}
+
+std::string interval_text(const SeedInterval& interval, const char* format) {
+    const auto number = [&](double v) {
+        char text[64];
+        std::snprintf(text, sizeof text, format, v);
+        return std::string(text);
+    };
+    if (interval.seeds == 0) return "not measurable";
+    if (interval.seeds == 1) return number(interval.mean) + " (one seed: no interval)";
+    return number(interval.mean) + " [" + number(interval.low) + ", " + number(interval.high) + "] (95 %, " +
+           std::to_string(interval.seeds) + " seeds)";
 }
 
 }  // namespace tf

@@ -34,7 +34,14 @@ enum class Verdict { held, not_held, undecided };
 
 Verdict judge(const SeedInterval& interval, double low, double high);
 
+// report.json's name for the verdict: "held", "not_held", "undecided".
+const char* verdict_key(Verdict verdict);
+
 // "held", "not held (above the predicted range)", "undecided (the interval straddles 3.16)", ….
 std::string verdict_text(Verdict verdict, const SeedInterval& interval, double low, double high);
+
+// "+0.123 [+0.101, +0.145] (95 %, 3 seeds)", each number printf'd with `format` ("%+.3f");
+// "… (one seed: no interval)" and "not measurable" for one seed and none.
+std::string interval_text(const SeedInterval& interval, const char* format);
 
 }  // namespace tf

@@ -22,7 +22,8 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     command->add_flag("--quiet", options->quiet, "no progress output");
     add_reference_flag(*command, *reference);
     command->footer("The config lists at least two variants; an optional \"predictions\": {\"baseline\": RNN,\n"
-                    "\"attention\": VARIANT} judges the predictions of docs/math/theory.md §7 on those two.\n"
+                    "\"attention\": VARIANT} judges the predictions of docs/math/theory.md §7 on those two, and\n"
+                    "\"predictions\": {\"own\": [...]} the config's own (docs/experiments.md, \"Your own predictions\").\n"
                     "Examples:\n  tapeformer compare configs/compare_recall.json\n"
                     "  tapeformer compare configs/compare_poetry.json --set seeds=[1,2,3]");
     command->callback([=, &exit_code] {

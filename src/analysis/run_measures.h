@@ -1,0 +1,30 @@
+// The per-run measures a comparison config's own predictions may name (docs/experiments.md, "Your
+// own predictions"): each is one number `compare` already measures for every run, and report.json
+// writes it for each run under the same name (the decoded scores as test_decoded.*). The table is the place to add one: a row is a name, what the
+// number is, how to read one run's value, and how to take it from a run's measurements;
+// docs/experiments.md lists the same rows (a test holds the two together).
+#pragma once
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/compare_runs.h"
+
+namespace tf {
+
+struct RunMeasure {
+    const char* name;          // as a prediction's "measure" names it
+    const char* description;   // what the number is
+    const char* reading;       // one run's value: its unit or range, and which way is better
+    double (*of)(const RunMeasurements& run);
+};
+
+// Every measure, in the order docs/experiments.md lists them.
+std::span<const RunMeasure> run_measures();
+
+// The row called `name`; nullptr when there is none.
+const RunMeasure* find_run_measure(const std::string& name);
+
+std::vector<std::string> run_measure_names();
+
+}  // namespace tf
