@@ -92,6 +92,25 @@ std::string cores_text(const train::Provenance& provenance) {
     return provenance.cores > 0 ? std::to_string(provenance.cores) : train::kUnknown;
 }
 
+// The title, the command, and what was checked: the configs but for the allowed keys, and the data.
+void write_summary(Report& report, const std::string& command, const std::vector<Submission>& submissions,
+                   const std::vector<std::string>& allowed) {
+    std::size_t runs = 0, without_data_hash = 0;
+    for (const Submission& submission : submissions)
+        for (const CollectedRun& run : submission.runs) ++runs, without_data_hash += run.provenance.data_hash == train::kUnknown;
+    const std::string data = data_may_differ(allowed) ? "; their data were allowed to differ and were not compared."
+                             : without_data_hash == runs ? "; no run recorded a data hash, so their data could not be compared."
+                             : without_data_hash > 0 ? ", and so do the data hashes of the runs that recorded one (" +
+                                                           std::to_string(without_data_hash) +
+                                                           " did not: made before runs recorded provenance.json)."
+                                                     : ", and so do their data hashes.";
+    const bool comparisons = submissions.front().kind == SubmissionKind::comparison;
+    report.heading(1, "Collected submissions");
+    report.paragraph("Command: " + markdown::literal(command) + ". " + std::to_string(submissions.size()) +
+                     (comparisons ? " comparisons, " + std::to_string(runs) + " runs in all" : " runs") +
+                     ". Their configs agree but for the keys allowed to differ (" + joined(allowed) + ")" + data);
+}
+
 void write_scores(Report& report, const std::vector<Submission>& submissions) {
     const bool comparisons = submissions.front().kind == SubmissionKind::comparison;
     std::vector<std::string> header = {"submission", "steps", "train time (s)", "final train loss", "best validation loss",
@@ -221,21 +240,9 @@ std::string run_collect(const CollectOptions& options) {
     }
     write_file_atomic(options.out_dir + "/" + kCollectMarker, marker.dump(1) + "\n");
 
-    std::size_t runs = 0, without_data_hash = 0;
-    for (const Submission& submission : submissions)
-        for (const CollectedRun& run : submission.runs) ++runs, without_data_hash += run.provenance.data_hash == train::kUnknown;
     const std::vector<AllowedDifference> differences = allowed_differences(submissions);
     Report report(options.out_dir);
-    report.heading(1, "Collected submissions");
-    const bool comparisons = submissions.front().kind == SubmissionKind::comparison;
-    report.paragraph("Command: " + markdown::literal(options.command) + ". " + std::to_string(submissions.size()) +
-                     (comparisons ? " comparisons, " + std::to_string(runs) + " runs in all" : " runs") + ". Their configs agree " +
-                     "but for the keys allowed to differ (" + joined(allowed) + ")" +
-                     (without_data_hash == runs ? "; no run recorded a data hash, so their data could not be compared."
-                      : without_data_hash > 0
-                          ? ", and so do the data hashes of the runs that recorded one (" + std::to_string(without_data_hash) +
-                                " did not: made before runs recorded provenance.json)."
-                          : ", and so do their data hashes."));
+    write_summary(report, options.command, submissions, allowed);
     write_scores(report, submissions);
     write_differences(report, submissions, differences);
     write_curves(report, submissions);

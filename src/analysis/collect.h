@@ -60,6 +60,8 @@ Submission read_submission(const std::string& dir);
 
 // A config key that `allowed` lets differ: one of its keys, or a key under one.
 bool key_allowed(const std::string& key, const std::vector<std::string>& allowed);
+// Whether `allowed` lets the data differ: it names `data` or a key under it.
+bool data_may_differ(const std::vector<std::string>& allowed);
 
 // ConfigError unless every submission is of one kind, with the same config (but for the allowed
 // keys) and the same data (by the data hashes recorded; a run without one is not compared).

@@ -135,6 +135,10 @@ bool key_allowed(const std::string& key, const std::vector<std::string>& allowed
     return false;
 }
 
+bool data_may_differ(const std::vector<std::string>& allowed) {
+    return std::any_of(allowed.begin(), allowed.end(), [](const std::string& key) { return key == "data" || key.starts_with("data."); });
+}
+
 void require_same_assignment(const std::vector<Submission>& submissions, const std::vector<std::string>& allowed) {
     if (submissions.empty()) throw ConfigError("collect: no submissions given (name at least one run or comparison directory)");
     const Submission& first = submissions.front();
@@ -152,9 +156,7 @@ void require_same_assignment(const std::vector<Submission>& submissions, const s
                               always_allowed_text() + "; --allow KEY lets another differ)");
     }
     // The data: every run that recorded its data hash against the first that did.
-    const bool data_may_differ =
-        std::any_of(allowed.begin(), allowed.end(), [](const std::string& key) { return key == "data" || key.starts_with("data."); });
-    if (data_may_differ) return;
+    if (data_may_differ(allowed)) return;
     const CollectedRun* reference = nullptr;
     for (const Submission& submission : submissions)
         for (const CollectedRun& run : submission.runs) {
