@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <optional>
 #include <iostream>
 
 #include "analysis/analyze.h"
 #include "analysis/gradient_noise.h"
+#include "analysis/metrics_log.h"
 #include "analysis/report.h"
 #include "analysis/task_kernel.h"
 #include "autograd/kernels/gemm.h"
@@ -64,18 +64,6 @@ bool train_or_reuse(const train::RunConfig& config, const std::string& dir, bool
         options.resume = true;
     }
     return train::train(config, options).stop_signal != 0;
-}
-
-// (step, value) pairs of one key from metrics.jsonl.
-void read_curve(const std::string& path, const std::string& key, std::vector<double>& steps, std::vector<double>& values) {
-    std::istringstream in(read_file(path));   // refuses a FIFO in the log's place instead of waiting on it
-    std::string line;
-    while (std::getline(in, line)) {
-        const auto row = nlohmann::json::parse(line, nullptr, false);
-        if (!row.is_object() || !row.contains(key) || !row[key].is_number()) continue;
-        steps.push_back(row["step"].get<double>());
-        values.push_back(row[key].get<double>());
-    }
 }
 
 double mean_tokens_per_second(const std::string& metrics) {

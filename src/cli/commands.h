@@ -12,6 +12,7 @@ void add_decode_commands(CLI::App& app, int& exit_code);  // reconstruct, genera
 void add_config_command(CLI::App& app, int& exit_code);
 void add_analyze_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
+void add_collect_command(CLI::App& app, int& exit_code);  // students' runs or comparisons in one report
 void add_bench_command(CLI::App& app, int& exit_code);  // throughput vs the PyTorch workloads
 void add_tape_command(CLI::App& app, int& exit_code);   // one training step's tape, drawn
 void add_export_command(CLI::App& app, int& exit_code); // a trained run as a PyTorch model

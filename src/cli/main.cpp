@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     tf::cli::add_config_command(app, exit_code);
     tf::cli::add_analyze_command(app, exit_code);
     tf::cli::add_compare_command(app, exit_code);
+    tf::cli::add_collect_command(app, exit_code);
     tf::cli::add_gradcheck_command(app, exit_code);
     tf::cli::add_bench_command(app, exit_code);
     tf::cli::add_tape_command(app, exit_code);

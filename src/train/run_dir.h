@@ -4,6 +4,7 @@
 //   metrics.jsonl          one JSON object per logged step
 //   checkpoints/step-N.safetensors, checkpoints/latest (the newest one's file name)
 //   best.safetensors       the checkpoint with the lowest validation loss
+//   provenance.json        the build's commit, the machine, hashes of config and data (train/provenance.h)
 //   lock                   the writer's lock (util/directory_lock.h); empty
 #pragma once
 #include <string>
@@ -20,6 +21,7 @@ public:
     std::string checkpoints() const { return root_ + "/checkpoints"; }
     std::string checkpoint(int64_t step) const { return checkpoints() + "/step-" + std::to_string(step) + ".safetensors"; }
     std::string best() const { return root_ + "/best.safetensors"; }
+    std::string provenance() const { return root_ + "/provenance.json"; }
     // The newest checkpoint's path, from checkpoints/latest; "" when there is none. A pointer file
     // that is not what set_latest writes ("step-N.safetensors") is a CheckpointError naming it.
     std::string latest() const;

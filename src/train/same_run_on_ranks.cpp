@@ -7,31 +7,11 @@
 #include "autograd/error.h"
 #include "config/json_diff.h"
 #include "config/json_text.h"
+#include "train/data_fingerprint.h"
 
 namespace tf::train {
 
 namespace {
-
-// FNV-1a over the examples' ids and the vocabulary: the same data gives the same number anywhere.
-std::string data_fingerprint(const Dataset& dataset) {
-    uint64_t hash = 14695981039346656037ull;
-    const auto mix = [&hash](uint64_t value) {
-        for (int byte = 0; byte < 8; ++byte) {
-            hash ^= (value >> (8 * byte)) & 0xff;
-            hash *= 1099511628211ull;
-        }
-    };
-    for (const auto* split : {&dataset.train, &dataset.valid, &dataset.test}) {
-        mix(split->size());
-        for (const Example& example : *split) {
-            mix(example.src.size()), mix(example.tgt.size());
-            for (const int64_t id : example.src) mix(static_cast<uint64_t>(id));
-            for (const int64_t id : example.tgt) mix(static_cast<uint64_t>(id));
-        }
-    }
-    for (const char byte : dataset.tokenizer.to_json().dump()) mix(static_cast<unsigned char>(byte));
-    return std::to_string(hash);
-}
 
 // Rank 0's text on every rank, through the one collective there is: a sum to which the other
 // ranks add zeros. Each byte travels as a double, exactly.

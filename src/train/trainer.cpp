@@ -21,6 +21,7 @@
 #include "train/gradient_buckets.h"
 #include "train/gradient_sum.h"
 #include "train/progress.h"
+#include "train/provenance.h"
 #include "train/resume_config.h"
 #include "train/run_dir.h"
 #include "train/run_loader.h"
@@ -156,6 +157,7 @@ void TrainingRun::start_fresh() {
     }
     make_directories(dir_.checkpoints());
     write_file_atomic(dir_.config(), config_.resolved.dump(2) + "\n");
+    write_provenance(dir_.provenance(), provenance_now(config_.resolved, dataset_));
     dataset_.tokenizer.save(dir_.vocab());
     write_file_atomic(dir_.metrics(), "");
 }
@@ -182,6 +184,7 @@ void TrainingRun::resume() {
     remove_stale_temporaries_of_run();
     dir_.truncate_metrics(progress_.step);
     write_file_atomic(dir_.config(), config_.resolved.dump(2) + "\n");
+    write_provenance(dir_.provenance(), provenance_now(config_.resolved, dataset_));
 }
 
 // A process killed mid-save leaves "<file>.tmp-<pid>" behind; the next run into the directory

@@ -3,8 +3,8 @@
 #
 # Every kind of page tapeformer writes, opened in a real browser (Debian's chromium, headless; the
 # suite's set-up, scripts/test.sh, installs it): a comparison's report, analyze's reports of an
-# attention model, an additive-attention model and a model without attention, bench's report and
-# the tape. For each, chromium's document after the page's script ran (--dump-dom) is checked by
+# attention model, an additive-attention model and a model without attention, bench's report, the
+# tape, and collect's report of two copies of the comparison. For each, chromium's document after the page's script ran (--dump-dom) is checked by
 # check_page.py: the table rows, one entry per variant, the viewer's controls and drawn tokens, and
 # no script error (the page's own hooks mark one on <html>). The comparison is also checked as
 # written, without its script (its tables and plots are there), and photographed (--screenshot): the
@@ -31,7 +31,7 @@ screenshot_of() { "${headless[@]}" --window-size="$3" --screenshot="$2" "file://
 on_failure() { echo "chromium's log:" >&2; tail -20 "$work/chromium.log" >&2; }
 trap 'on_failure' ERR
 
-echo "==> the pages (a tiny comparison, analyze on three of its runs, bench, tape)"
+echo "==> the pages (a tiny comparison, analyze on three of its runs, bench, tape, collect)"
 "$tapeformer" compare "$source_dir/tests/data/tiny_comparison.json" --run-dir "$work/compare" --quiet
 for variant in transformer gru_attention gru; do
     "$tapeformer" analyze --run "$work/compare/runs/$variant-seed1" --probes 2 --out "$work/analyze-$variant" >/dev/null
@@ -39,6 +39,8 @@ done
 "$tapeformer" --threads 1 bench --workload W3 --steps 1 --warmup 0 --only train decode scaling --decode-runs 1 \
     --decode-tokens 4 --lengths 32 64 --reps 1 --out "$work/bench" >/dev/null
 "$tapeformer" tape "$source_dir/configs/copy_transformer.json" --out "$work/tape" >/dev/null
+cp -r "$work/compare" "$work/compare-copy"   # a second student's submission of the same comparison
+"$tapeformer" collect "$work/compare" "$work/compare-copy" --out "$work/collect" >/dev/null
 tape_entries=$("$tapeformer" tape "$source_dir/configs/copy_transformer.json" --text | sed -n 's/^\([0-9]*\) entries,.*/\1/p')
 
 echo "==> each page in headless chromium"
@@ -54,6 +56,9 @@ dom_of "$work/analyze-gru/report.html" >"$work/analyze-gru.dom"
 $check dom "$work/analyze-gru.dom" --text "This model has no attention." --option "dependency kernel" --examples 3
 dom_of "$work/bench/report.html" >"$work/bench.dom"
 $check dom "$work/bench.dom" --row W3 --row tiled --row rnn --rows 11 --svgs 2
+dom_of "$work/collect/report.html" >"$work/collect.dom"
+$check dom "$work/collect.dom" --row "$work/compare: gru, seed 1" --row "$work/compare-copy: transformer, seed 1" --rows 12 \
+    --text "Where each run was trained" --svgs 2
 dom_of "$work/tape/tape.html" >"$work/tape.dom"
 $check dom "$work/tape.dom" --script absent --nodes "$tape_entries" --svgs 1
 
