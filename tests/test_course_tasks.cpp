@@ -10,6 +10,7 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "autograd/random.h"
+#include "autograd/tape.h"
 #include "helpers.h"
 #include "layers/attention/scaled_dot_product.h"
 
