@@ -87,10 +87,15 @@ def student_text(path, text, tasks, keep):
     if any(kind == "SOLUTION" for kind, *_ in regions) and '#include "autograd/error.h"' not in text:
         raise KitError(f'{path}: has a solution region but does not include "autograd/error.h" (NotImplemented)')
     out, cursor = [], 0
+    moved = {}   # a line of the tree's file (1-based) → where it is in the student's, for quoted ranges
+    def keep_lines(begin, end):
+        for index in range(begin, end):
+            moved[index + 1] = len(out) + 1
+            out.append(lines[index])
     for kind, task, replacement, first, last, indent in regions:
-        out += lines[cursor:first]
+        keep_lines(cursor, first)
         if task in keep and kind == "SOLUTION":   # a fast twin stays off: the student's code is what runs
-            out += lines[first + 1:last]
+            keep_lines(first + 1, last)
         elif kind == "SOLUTION":
             info = tasks[task]
             message = f"{task} {info['title']}: see docs/course/{info['page']}"
@@ -98,8 +103,21 @@ def student_text(path, text, tasks, keep):
         elif replacement:
             out.append(f"{indent}{replacement}  // the student tree runs the readable path only ({task})")
         cursor = last + 1
-    out += lines[cursor:]
-    return "\n".join(out)
+    keep_lines(cursor, len(lines))
+    return "\n".join(out), moved
+
+
+QUOTED_RANGE = re.compile(r"`([\w./-]+):(\d+)-(\d+)`")
+
+
+def moved_ranges(text, moved_lines):
+    """A document's `path:A-B` quotes of files whose lines the student tree moved, moved with them."""
+    def move(match):
+        path, first, last = match.group(1), int(match.group(2)), int(match.group(3))
+        if path not in moved_lines or first not in moved_lines[path] or last not in moved_lines[path]:
+            return match.group(0)
+        return f"`{path}:{moved_lines[path][first]}-{moved_lines[path][last]}`"
+    return QUOTED_RANGE.sub(move, text)
 
 
 def write_if_changed(path, data):
@@ -149,7 +167,7 @@ def write_student_tree(out, keep, patches):
     if os.path.exists(out) and not os.path.isfile(os.path.join(out, STUDENT_MARKER)) and os.listdir(out):
         raise KitError(f"{out}: not empty and not a student tree; give a new or empty folder (nothing there was changed)")
     replaced = patched_sources(patches)
-    written = set()
+    written, moved_lines, documents = set(), {}, []
     for path in tree_files(ROOT):
         if path.startswith(TEACHER_ONLY) or path == STUDENT_MARKER:
             continue
@@ -159,10 +177,17 @@ def write_student_tree(out, keep, patches):
             with open(os.path.join(ROOT, path), "rb") as f:
                 data = f.read()
         if path.endswith((".cpp", ".h")) and b"// BEGIN " in data:
-            data = student_text(path, data.decode("utf-8"), tasks, set(keep)).encode()
+            text, moved_lines[path] = student_text(path, data.decode("utf-8"), tasks, set(keep))
+            data = text.encode()
+        if path.endswith(".md"):
+            documents.append((path, data))   # written once every source's lines are known
+            continue
         write_if_changed(os.path.join(out, path), data)
         if os.access(os.path.join(ROOT, path), os.X_OK):
             os.chmod(os.path.join(out, path), 0o755)
+        written.add(path)
+    for path, data in documents:
+        write_if_changed(os.path.join(out, path), moved_ranges(data.decode("utf-8"), moved_lines).encode())
         written.add(path)
     stubbed = [task for task in tasks if task not in keep]
     write_if_changed(os.path.join(out, STUDENT_MARKER),
@@ -174,9 +199,21 @@ def write_student_tree(out, keep, patches):
             continue
         for name in names:
             path = os.path.relpath(os.path.join(folder, name), out)
-            if path not in written and path != STUDENT_MARKER and not path.startswith(("build", "runs", "data/")):
+            if path not in written and path != STUDENT_MARKER and not path.startswith(("build", "runs", "data/", TEACHER_ONLY)):
                 os.remove(os.path.join(out, path))
+    if not os.path.isdir(os.path.join(out, ".git")):
+        make_repository(out)
     print(f"student tree: {out} ({len(stubbed)} of {len(tasks)} tasks to write)")
+
+
+def make_repository(out):
+    """The student tree as a git repository of one commit: the students commit their work on it,
+    and the tools that list a tree's files (git ls-files) see it as they see the teacher's."""
+    git = ["git", "-C", out, "-c", "user.name=tapeformer course", "-c", "user.email=course@tapeformer.invalid"]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "The student tree of the tapeformer course"]):
+        if subprocess.run(git + command, capture_output=True).returncode != 0:
+            print(f"course: git {command[0]} failed in {out}; the tree is written, without a repository", file=sys.stderr)
+            return
 
 
 CTEST_LINE = re.compile(r"Test\s+#\d+: (A\d+\.\d+):(.*?) \.*\s*(\*\*\*)?(Passed|Failed|Skipped|Not Run|Exception|Timeout)")

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "catch.h"
+#include <chrono>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -82,6 +84,22 @@ int wait_for_exit(pid_t child) {
     REQUIRE(waitpid(child, &status, 0) == child);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
+}
+
+void wait_while_child_runs(pid_t child, const std::string& err_path, const std::function<bool()>& done, int seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+        siginfo_t info{};
+        // WNOWAIT: look without reaping, so wait_for_exit still collects the child's status.
+        REQUIRE(waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOHANG | WNOWAIT) == 0);
+        if (info.si_pid == child && !done()) {
+            const std::string err = read_text(err_path);
+            std::cout << err << std::flush;   // a course task not written yet is named here (see run_to_end)
+            FAIL("the child exited before the test's condition held; its stderr: " << err);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    REQUIRE(done());
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ std::string train_tiny_transformer_run(const TempDir& dir);
 pid_t start_cli(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path,
                 long max_file_bytes = -1, const std::string& directory = "");
 int wait_for_exit(pid_t child);
+// Waits up to `seconds` for `done()` while the started child runs. Fails if it never holds, and at
+// once if the child exits first, with the child's stderr (err_path): the test then says why.
+void wait_while_child_runs(pid_t child, const std::string& err_path, const std::function<bool()>& done, int seconds);
 
 // (step, loss) of every metrics.jsonl row.
 std::vector<std::pair<int64_t, double>> logged_losses(const std::string& metrics_path);

@@ -3,6 +3,10 @@
 #include <cmath>
 
 #include "catch.h"
+#include "autograd/kernels/mode.h"
+#include "autograd/ops.h"
+#include "autograd/random.h"
+#include "helpers.h"
 #include "run_helpers.h"
 #include "source_paths.h"
 #include "train/run_dir.h"
@@ -63,4 +67,18 @@ TEST_CASE("a config's kernels key takes fast or reference and nothing else", "[u
     CHECK(wrong.exit_code == 2);
     CHECK(wrong.err.find("kernels") != std::string::npos);
     CHECK(wrong.err.find("reference") != std::string::npos);
+}
+
+TEST_CASE("linear's readable form (matmul, add, relu) takes every input the fused op takes, one row included", "[unit][reference]") {
+    Rng rng(5);
+    const Tensor weight = Tensor::uniform({3, 4}, -1, 1, rng), bias = Tensor::uniform({3}, -1, 1, rng);
+    for (const Shape& shape : {Shape{4}, Shape{2, 4}, Shape{2, 5, 4}})
+        for (const LinearActivation activation : {LinearActivation::none, LinearActivation::relu}) {
+            const Tensor x = Tensor::uniform(shape, -1, 1, rng);
+            const Tensor fused = linear(x, weight, bias, activation);
+            const kernels::ReferenceKernels readable;
+            const Tensor composed = linear(x, weight, bias, activation);
+            REQUIRE(composed.shape() == fused.shape());
+            CHECK(test::max_relative_difference(composed, fused) < 1e-6);
+        }
 }

@@ -8,10 +8,8 @@
 #include <unistd.h>
 
 #include "catch.h"
-#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "run_helpers.h"
 #include "train/run_dir.h"
@@ -35,12 +33,9 @@ std::string write_config(const TempDir& dir, int64_t max_steps) {
     return path;
 }
 
-// Waits (up to 30 s) until the run has logged `rows` steps.
-void wait_for_rows(const train::RunDirectory& run, int64_t rows) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (test::metrics_rows(run.metrics()) < rows && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    REQUIRE(test::metrics_rows(run.metrics()) >= rows);
+// Waits (up to 30 s) until the writer's run has logged `rows` steps.
+void wait_for_rows(pid_t writer, const std::string& err_path, const train::RunDirectory& run, int64_t rows) {
+    test::wait_while_child_runs(writer, err_path, [&] { return test::metrics_rows(run.metrics()) >= rows; }, 30);
 }
 
 std::vector<std::string> entries(const std::string& folder) {
@@ -58,7 +53,7 @@ TEST_CASE("a second train or resume of a run being trained exits 2 naming the wr
     TempDir dir;
     const std::string config = write_config(dir, 1000000), run = dir / "run";
     const pid_t writer = test::start_cli({"train", config, "--run-dir", run, "--quiet"}, dir / "out", dir / "err");
-    wait_for_rows(train::RunDirectory(run), 2);
+    wait_for_rows(writer, dir / "err", train::RunDirectory(run), 2);
     const CliResult second = run_cli({"train", config, "--run-dir", run, "--quiet"});
     const CliResult resume = run_cli({"train", "--resume", run, "--quiet"});
     REQUIRE(kill(writer, SIGTERM) == 0);
@@ -83,9 +78,7 @@ TEST_CASE("a lock left by a killed train is taken over by the next writer", "[in
     const std::string config = write_config(dir, 5000), run = dir / "run";
     const pid_t killed = test::start_cli({"train", config, "--run-dir", run, "--quiet"}, dir / "out", dir / "err");
     const train::RunDirectory runs(run);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (runs.latest().empty() && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    test::wait_while_child_runs(killed, dir / "err", [&] { return !runs.latest().empty(); }, 60);
     REQUIRE(kill(killed, SIGKILL) == 0);
     REQUIRE(test::wait_for_exit(killed) == 128 + SIGKILL);
     REQUIRE(fs::exists(run + "/lock"));

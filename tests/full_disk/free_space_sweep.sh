@@ -47,6 +47,8 @@ if [ $status = 0 ]; then
     "$tapeformer" eval --run "$run" > /dev/null 2> "$work/eval.err" || echo "eval failed: $(cat "$work/eval.err")"
 elif [ $status = 2 ]; then
     grep -q "No space left on device" "$work/err" || echo "no reason given: $(cat "$work/err")"
+else
+    echo "stderr: $(cat "$work/err")"
 fi
 INSIDE
 }
