@@ -273,3 +273,24 @@ TEST_CASE("config check takes a comparison config and checks every variant's run
     CHECK(nlohmann::json::parse(printed.out)["analysis"]["probes"] == 2);
     CHECK(nlohmann::json::parse(printed.out)["kernels"] == "fast");
 }
+
+TEST_CASE("compare --dry-run lists every run with an estimated time and writes nothing", "[integration]") {
+    test::TempDir dir;
+    const test::CliResult planned =
+        test::run_cli({"compare", tf::test::kTinyComparisonPath, "--dry-run", "--run-dir", dir / "comparison"});
+    INFO(planned.err);
+    REQUIRE(planned.exit_code == 0);
+    // 3 variants × 2 seeds, each a line naming its variant, seed, steps and directory.
+    for (const std::string variant : {"gru ", "gru_attention ", "transformer "})
+        for (const std::string seed : {"seed 1 ", "seed 2 "}) {
+            INFO(variant << seed);
+            CHECK(planned.out.find(variant) != std::string::npos);
+            CHECK(planned.out.find(seed) != std::string::npos);
+        }
+    CHECK(test::count_occurrences(planned.out, "      6 steps") == 6);
+    CHECK(planned.out.find("6 runs, about ") != std::string::npos);
+    CHECK(planned.out.find(dir / "comparison/runs/gru_attention-seed2") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "comparison"));
+    const test::CliResult bad = test::run_cli({"compare", tf::test::kTinyComparisonPath, "--dry-run", "--set", "seeds=[]"});
+    CHECK(bad.exit_code == 2);
+}

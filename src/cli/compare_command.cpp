@@ -1,8 +1,10 @@
-// `tapeformer compare CONFIG [--set k=v]... [--run-dir DIR]`: train the listed variants on the same
-// data and budget and write runs/<name>/report.md, report.json and plots/.
+// `tapeformer compare CONFIG [--set k=v]... [--run-dir DIR] [--dry-run]`: train the listed variants on
+// the same data and budget and write runs/<name>/report.md, report.json and plots/; or, with
+// --dry-run, list the runs and estimate their training time, writing nothing.
 #include <iostream>
 
 #include "analysis/compare.h"
+#include "analysis/compare_plan.h"
 #include "cli/commands.h"
 #include "cli/reference_option.h"
 #include "distributed/communicator.h"
@@ -14,18 +16,21 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     auto path = std::make_shared<std::string>();
     auto overrides = std::make_shared<std::vector<std::string>>();
     auto options = std::make_shared<CompareOptions>();
-    auto reference = std::make_shared<bool>(false);
+    auto reference = std::make_shared<bool>(false), dry_run = std::make_shared<bool>(false);
     auto* command = app.add_subcommand("compare", "Train model variants on the same data and budget and report what differs.");
     command->add_option("config", *path, "the comparison config (configs/compare_*.json)")->required();
     command->add_option("--set", *overrides, "override a value: --set train.max_steps=500 (repeatable)");
     command->add_option("--run-dir", options->out_dir, "where to write (default: runs/<name>)");
     command->add_flag("--quiet", options->quiet, "no progress output");
     add_reference_flag(*command, *reference);
+    command->add_flag("--dry-run", *dry_run, "list the runs and estimate their training time from a few timed steps; "
+                                             "train nothing, write nothing");
     command->footer("The config lists at least two variants; an optional \"predictions\": {\"baseline\": RNN,\n"
                     "\"attention\": VARIANT} judges the predictions of docs/math/theory.md §7 on those two, and\n"
                     "\"predictions\": {\"own\": [...]} the config's own (docs/experiments.md, \"Your own predictions\").\n"
                     "Examples:\n  tapeformer compare configs/compare_recall.json\n"
-                    "  tapeformer compare configs/compare_poetry.json --set seeds=[1,2,3]");
+                    "  tapeformer compare configs/compare_poetry.json --set seeds=[1,2,3]\n"
+                    "  tapeformer compare configs/compare_recall.json --dry-run");
     command->callback([=, &exit_code] {
         options->command = "tapeformer compare " + *path;
         for (const auto& assignment : *overrides) options->command += " --set " + assignment;
@@ -35,6 +40,12 @@ void add_compare_command(CLI::App& app, int& exit_code) {
             options->command += " --reference";
         }
         exit_code = 0;
+        if (*dry_run) {
+            const CompareConfig config = load_compare_config(*path, *overrides);
+            const kernels::ReferenceKernels path_of_ops(config.kernels);
+            std::cout << plan_text(plan_comparison(config, options->out_dir.empty() ? "runs/" + config.name : options->out_dir));
+            return;
+        }
         try {
             options->ranks = &distributed::world();
             const std::string report = run_compare(load_compare_config(*path, *overrides), *options);
