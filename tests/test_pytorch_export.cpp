@@ -1,14 +1,25 @@
 // `export --to pytorch` on the C++ side: our parameters under model.py's torch.nn names (q, k and v
 // packed into in_proj_weight in that order, the rest renamed one to one), and which model options
-// model.py can rebuild. tests/export/pytorch_logits.sh runs the exported models in PyTorch.
+// model.py can rebuild; model.py's tokenizer against tapeformer's, and its one-line hint without
+// PyTorch. tests/export/pytorch_logits.sh runs the exported models in PyTorch.
 #include "catch.h"
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <set>
+#include <sstream>
 
 #include "autograd/ops.h"
 #include "config/json_reader.h"
 #include "export/pytorch_export.h"
 #include "models/build.h"
+#include "run_helpers.h"
+#include "train/tokenizer.h"
+
+namespace tf {
+extern const char* const kPytorchModelPy;   // src/export/pytorch_model.py, as export writes it
+}
 
 using namespace tf;
 
@@ -20,6 +31,31 @@ std::shared_ptr<SequenceModel> built(const nlohmann::json& section) {
     build.vocab_size = 11;
     build.seed = 3;
     return build_model(read_model_config(reader), build);
+}
+
+struct Ran {
+    int exit_code = -1;
+    std::string output;   // stdout and stderr together
+};
+
+// Debian's python3 (where python3-torch installs torch) running `script`, to the end.
+Ran run_python(const std::string& script) {
+    const std::string command = "/usr/bin/python3 -c '" + script + "' 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    Ran ran;
+    char buffer[4096];
+    for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) ran.output.append(buffer, n);
+    const int status = pclose(pipe);
+    ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return ran;
+}
+
+std::string hex_of(const std::string& bytes) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string hex;
+    for (const char byte : bytes) hex += {kDigits[static_cast<unsigned char>(byte) >> 4], kDigits[byte & 0xF]};
+    return hex;
 }
 
 const nlohmann::json kTransformer = {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1},
@@ -83,4 +119,64 @@ TEST_CASE("export takes the options model.py has modules for and names the first
     CHECK(pytorch_export_problem(rnn).empty());
     CHECK_FALSE(problem(rnn, "attention", "luong_dot").empty());
     CHECK_FALSE(problem(rnn, "bidirectional_encoder", true).empty());
+}
+
+// Texts that exercise each rule of the tokenizers: multi-byte and malformed UTF-8, a lone
+// continuation byte, words with apostrophes and hyphens, runs of one mark, quotes and brackets,
+// tabs and line breaks, runs of spaces (byte-pair chunks), digits, and text the vocabulary lacks.
+const std::vector<std::string> kTexts = {
+    "the cat  sat on the mat.\n", "don't jag-time -- now... \"quoted\" (and [this])", "café — naïve\tzoë",
+    std::string("bad \xff\xfe bytes \xc3 and \x80 alone"), "12 34 5 99999999999999999999 x7", "  \n\n  leading", "",
+    "ZZZ qqq unknown words?!", "the the the cat cat"};
+
+TEST_CASE("model.py's encode and decode give tapeformer's ids and text for char, word, bpe and ids vocabularies", "[integration]") {
+    const std::vector<std::string> corpus = {"the cat sat on the mat. the cat sat.\n", "don't jag-time -- now... \"quoted\"",
+                                             "café — naïve\tzoë", "12 34 5"};
+    const std::vector<train::Tokenizer> tokenizers = {
+        train::Tokenizer::build(corpus, "char"), train::Tokenizer::build(corpus, "word"),
+        train::Tokenizer::train_bpe(corpus, train::kNumSpecial + 256 + 30), train::Tokenizer::ids(40)};
+    for (const train::Tokenizer& tokenizer : tokenizers) {
+        INFO(tokenizer.kind());
+        test::TempDir dir;
+        test::write_text(dir / "model.py", kPytorchModelPy);
+        tokenizer.save(dir / "vocab.json");
+        nlohmann::json hex_texts = nlohmann::json::array();
+        for (const std::string& text : kTexts) hex_texts.push_back(hex_of(text));
+        test::write_text(dir / "texts.json", hex_texts.dump());
+        // One line of JSON per text: [encode(text), decode(encode(text)) as hex]
+        const Ran ran = run_python("import json, sys\nsys.path.insert(0, \"" + dir.path() + "\")\nimport model\n"
+                                   "v = model.load_vocabulary(\"" + dir.path() + "\")\n"
+                                   "for h in json.load(open(\"" + (dir / "texts.json") + "\")):\n"
+                                   "    ids = v.encode(bytes.fromhex(h))\n"
+                                   "    print(json.dumps([ids, v.decode(ids).encode(\"utf-8\", \"surrogateescape\").hex()]))\n");
+        INFO(ran.output);
+        REQUIRE(ran.exit_code == 0);
+        std::istringstream lines(ran.output);
+        for (const std::string& text : kTexts) {
+            INFO("text " << nlohmann::json(hex_of(text)));
+            std::string line;
+            REQUIRE(std::getline(lines, line));
+            const nlohmann::json got = nlohmann::json::parse(line);
+            const std::vector<int64_t> ids = tokenizer.encode(text);
+            CHECK(got[0].get<std::vector<int64_t>>() == ids);
+            CHECK(got[1].get<std::string>() == hex_of(tokenizer.decode(ids)));
+            if (tokenizer.kind() == "bpe") CHECK(got[1].get<std::string>() == hex_of(text));   // bytes in, the same bytes out
+        }
+    }
+}
+
+TEST_CASE("model.py without PyTorch says which package to install in one line and exits 2", "[integration]") {
+    test::TempDir dir;
+    test::write_text(dir / "model.py", kPytorchModelPy);
+    // A None entry in sys.modules makes `import torch` fail as where torch is not installed.
+    const std::string run_as_main = "import runpy, sys\nsys.modules[\"torch\"] = None\nsys.argv = [\"model.py\"]\n"
+                                    "runpy.run_path(\"" + (dir / "model.py") + "\", run_name=\"__main__\")\n";
+    const Ran ran = run_python(run_as_main);
+    CHECK(ran.exit_code == 2);
+    CHECK(ran.output == "model.py needs PyTorch: on Debian, apt-get install python3-torch\n");
+    // Imported as a module it raises the same words, for the program that imported it to show.
+    const Ran imported = run_python("import sys\nsys.modules[\"torch\"] = None\nsys.path.insert(0, \"" + dir.path() +
+                                    "\")\ntry:\n    import model\nexcept ImportError as error:\n    print(error)\n");
+    CHECK(imported.exit_code == 0);
+    CHECK(imported.output == "model.py needs PyTorch: on Debian, apt-get install python3-torch\n");
 }

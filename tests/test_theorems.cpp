@@ -301,17 +301,66 @@ TEST_CASE("a model with no multi-head attention is said so on the weight stateme
     CHECK_THAT(checks[5].measured, !Contains("not checked"));
 }
 
-TEST_CASE("tapeformer theorems prints 13 lines and exits 0, also as JSON and on a trained run", "[integration][theorems]") {
+// Characters, not bytes: the statements hold Σ, τ and ᵀ.
+std::size_t characters(const std::string& line) {
+    std::size_t count = 0;
+    for (const char byte : line) count += (static_cast<unsigned char>(byte) & 0xC0) != 0x80;
+    return count;
+}
+
+TEST_CASE("every statement has a short form of at most 45 characters and a key number on each set of weights", "[integration][theorems]") {
+    TempDir dir;
+    const train::LoadedRun run = train::load_run(test::train_tiny_transformer_run(dir), "best");
+    for (const uint64_t seed : {1, 2}) {
+        const std::vector<TheoremCheck> checks = run_theorems({.seed = seed, .trained = run.model.get()});
+        for (std::size_t i = 0; i < checks.size(); ++i) {
+            const TheoremCheck& check = checks[i];
+            INFO(check.statement << " | " << check.key_number << " | " << check.measured);
+            CHECK(characters(check.short_statement) <= 45);
+            CHECK(check.key_number.find('?') == std::string::npos);   // the pattern found its number in every measurement
+            CHECK(std::any_of(check.key_number.begin(), check.key_number.end(), [](char c) { return std::isdigit(c); }));
+            const bool about_weights = i != 5 && i != 6;   // the √d_k Monte Carlo and the position table: one number
+            CHECK((check.key_number.find("(random), ") != std::string::npos) == about_weights);
+            CHECK((check.key_number.find(" (trained)") != std::string::npos) == about_weights);
+        }
+    }
+}
+
+TEST_CASE("tapeformer theorems prints short lines, the PSD note once, and the details with --verbose", "[integration][theorems]") {
     const test::CliResult plain = test::run_cli({"theorems"});
     INFO(plain.out << plain.err);
     REQUIRE(plain.exit_code == 0);
     const std::vector<std::string> lines = lines_of(plain.out);
-    REQUIRE(lines.size() == 13);
-    for (const std::string& line : lines) CHECK_THAT(line, Contains("(expected: ") && Contains("| docs/math/"));
-    CHECK_THAT(lines[12], Contains("13. fails (expected: fails)") && Contains("the claim is false in general: counterexample"));
+    REQUIRE(lines.size() == 2 + 13);
+    CHECK_THAT(lines[0], Contains("13 statements of attention theory") && Contains("--verbose"));
+    CHECK(lines[1] == "statement 13 (W_Q·W_Kᵀ is positive semi-definite) is false in general: it is expected to fail.");
+    for (const std::string& line : lines) {
+        CHECK(characters(line) < 120);
+        CHECK_THAT(line, !Contains("expected: ") && !Contains("UNEXPECTED") && !Contains("docs/math/"));
+    }
+    CHECK(lines[2].starts_with(" 1. holds  attention weights ≥ 0, each row sums to 1"));
+    CHECK_THAT(lines[2], Contains("max |Σα − 1| = "));
+    CHECK(lines[14].starts_with("13. fails  W_Q·W_Kᵀ is positive semi-definite"));
+    CHECK_THAT(lines[14], Contains("λ_min(½(M + Mᵀ)) = -"));   // a negative eigenvalue: the counterexample
+
+    const test::CliResult verbose = test::run_cli({"theorems", "--verbose"});
+    INFO(verbose.out << verbose.err);
+    REQUIRE(verbose.exit_code == 0);
+    const std::vector<std::string> details = lines_of(verbose.out);
+    REQUIRE(details.size() == 2 + 13);
+    for (std::size_t i = 2; i < details.size(); ++i) CHECK_THAT(details[i], Contains("(expected: ") && Contains("| docs/math/"));
+    CHECK_THAT(details[2], Contains("attention weights are non-negative and each row sums to one | random: max |Σ_j α_ij − 1| = "));
+    CHECK_THAT(details[14], Contains("13. fails (expected: fails)") && Contains("the claim is false in general: counterexample"));
 
     TempDir dir;
-    const test::CliResult json = test::run_cli({"theorems", "--run", test::train_tiny_transformer_run(dir), "--json", "--seed", "4"});
+    const std::string run = test::train_tiny_transformer_run(dir);
+    const test::CliResult trained = test::run_cli({"theorems", "--run", run, "--seed", "4"});
+    INFO(trained.out << trained.err);
+    REQUIRE(trained.exit_code == 0);
+    for (const std::string& line : lines_of(trained.out)) CHECK(characters(line) < 120);
+    CHECK_THAT(trained.out, Contains("the run's first attention layer") && Contains(" (trained)"));
+
+    const test::CliResult json = test::run_cli({"theorems", "--run", run, "--json", "--seed", "4"});
     INFO(json.out << json.err);
     REQUIRE(json.exit_code == 0);
     REQUIRE(lines_of(json.out).size() == 13);
@@ -319,6 +368,7 @@ TEST_CASE("tapeformer theorems prints 13 lines and exits 0, also as JSON and on 
         const nlohmann::json check = nlohmann::json::parse(line);
         CHECK(check.at("as_expected") == true);
         CHECK(check.at("math_ref").get<std::string>().starts_with("docs/math/"));
+        CHECK_FALSE(check.contains("key_number"));   // --json is for programs: its fields stay as they were
     }
     CHECK_THAT(json.out, Contains("trained encoder.layers.0.self_attn: "));
 }

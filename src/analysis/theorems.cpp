@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <numeric>
+#include <regex>
 
 #include "analysis/attention_theorems.h"
 #include "analysis/attention_twins.h"
@@ -143,8 +144,17 @@ Measured query_key_psd(Subject& s) { return check_query_key_psd(*s.layer); }
 enum class Scope { weights, mathematics };
 enum class Expected { holds, fails };
 
+// The key number of a statement: `label` and the first group `pattern` captures in each set of
+// weights' numbers ("max |Σα − 1| = " and "max \\|Σ_j α_ij − 1\\| = ([^ ,;]+)").
+struct KeyNumber {
+    const char* label;
+    const char* pattern;
+};
+
 struct Theorem {
     const char* statement;
+    const char* short_statement;
+    KeyNumber key;
     const char* math_ref;
     Scope scope;
     Expected expected;
@@ -159,42 +169,55 @@ constexpr const char* kMultiHead =
 const std::vector<Theorem>& theorems() {
     static const std::vector<Theorem> table = {
         {"attention weights are non-negative and each row sums to one",
+         "attention weights ≥ 0, each row sums to 1", {"max |Σα − 1| = ", R"(max \|Σ_j α_ij − 1\| = ([^ ,;]+))"},
          kConvexCombination,
          Scope::weights, Expected::holds, rows_sum_to_one},
         {"each attention output lies in the convex hull of the values it sees",
+         "each output lies in the hull of its values", {"inside the hull: ", R"(^(all \d+|\d+ of \d+) output coordinates)"},
          kConvexCombination,
          Scope::weights, Expected::holds, outputs_in_value_hull},
         {"self-attention without positions is permutation equivariant: f(P·x) = P·f(x)",
+         "no positions: f(P·x) = P·f(x)", {"max rel. diff. ", R"(P·f\(x\)\| = ([^ ,;]+))"},
          "docs/math/theory.md#2-without-positions-self-attention-is-permutation-equivariant",
          Scope::weights, Expected::holds, permutation_equivariance},
         {"under a causal mask, output i depends on no input j > i (value and gradient)",
+         "causal mask: output i ignores inputs j > i", {"max |Δy_i≤t| = ", R"(for i ≤ \d+ = ([^ ,;]+))"},
          "docs/math/theory.md#9-under-a-causal-mask-output-i-ignores-the-inputs-after-i",
          Scope::weights, Expected::holds, causal_independence},
         {"softmax(s/τ) tends to the one-hot argmax as τ → 0 and to uniform as τ → ∞",
+         "softmax(s/τ): one-hot at τ → 0, uniform at ∞", {"KL to uniform at τ = 1e8: ", R"(KL\(α_i ‖ uniform\) = .*, ([^ ,;()]+))"},
          "docs/math/theory.md#3-the-temperatures-two-limits",
          Scope::weights, Expected::holds, temperature_limits},
         {"for independent unit-variance q, k: Var(q·k) = d_k and Var(q·k/√d_k) = 1",
+         "Var(q·k/√d_k) = 1 for unit-variance q, k", {"Var(q·k/√d_k) = ", R"(Var\(q·k/√d_k\) = ([^ ,;]+))"},
          "docs/math/theory.md#10-why-the-scores-are-divided-by-the-square-root-of-d_k",
          Scope::mathematics, Expected::holds, dot_product_variance},
         {"sinusoidal positions: PE(p + k) is a rotation of PE(p) per frequency pair that depends only on k",
+         "sinusoidal PE(p + k) is a rotation of PE(p)", {"max |T_k·PE(p) − PE(p + k)| = ", R"(PE\(p \+ k\)\| = ([^ ,;]+))"},
          "docs/math/recurrent.md#positional-encodings--srclayerspositionalhcpp",
          Scope::mathematics, Expected::holds, sinusoidal_rotation},
         {"multi-head attention has 4·d² + 4·d parameters (with biases)",
+         "MHA has 4·d² + 4·d parameters (with biases)", {"parameter_count() = ", R"(parameter_count\(\) = (\d+))"},
          kMultiHead,
          Scope::weights, Expected::holds, parameter_count},
         {"GQA with kv_heads = heads is MHA: same weights, same output (and GQA = MHA with repeated K/V heads)",
+         "GQA with kv_heads = heads is MHA", {"max rel. diff. ", R"(max relative difference ([^ ,;]+))"},
          kMultiHead,
          Scope::weights, Expected::holds, gqa_equals_mha},
         {"a sliding window that hides no key (causal w ≥ T; non-causal w ≥ 2(T − 1)) is full attention",
+         "a window that hides no key is full attention", {"max rel. diff. ", R"(max relative difference ([^ ,;]+))"},
          "docs/math/attention.md#masks--srclayersattentionmaskshcpp",
          Scope::weights, Expected::holds, window_equals_full},
         {"tiled online-softmax attention equals the composed softmax(Q·Kᵀ/τ)·V: values and gradients",
+         "tiled attention = composed, with gradients", {"max rel. diff. of O ", R"(max relative difference O ([^ ,;]+))"},
          "docs/math/fast_attention.md#2-tiled-attention-backward",
          Scope::weights, Expected::holds, tiled_matches_composed},
         {"the analytic backward of scaled dot-product attention equals the tape's",
+         "analytic attention backward = the tape's", {"max rel. diff. of dQ ", R"(dQ ([^ ,;]+))"},
          "docs/math/attention.md#scaled-dot-product-attention--srclayersattentionscaled_dot_producthcpp",
          Scope::weights, Expected::holds, analytic_backward},
         {"W_Q·W_Kᵀ is positive semi-definite (attention as a learned Mahalanobis metric)",
+         "W_Q·W_Kᵀ is positive semi-definite", {"λ_min(½(M + Mᵀ)) = ", R"(λ_min\(½\(M \+ Mᵀ\)\) = ([^ ,;]+))"},
          "docs/math/theory.md#11-the-query-key-matrix-w_q-w_kt-is-not-positive-semi-definite",
          Scope::weights, Expected::fails, query_key_psd},
     };
@@ -224,13 +247,20 @@ std::vector<TheoremCheck> run_theorems(const TheoremOptions& options) {
     std::vector<TheoremCheck> checks;
     for (const Theorem& theorem : theorems()) {
         const bool about_weights = theorem.scope == Scope::weights;
-        TheoremCheck check{theorem.statement, theorem.math_ref, "", true, theorem.expected == Expected::holds};
+        TheoremCheck check{theorem.statement, theorem.short_statement, theorem.key.label, theorem.math_ref, "", true,
+                           theorem.expected == Expected::holds};
+        const std::regex key_pattern(theorem.key.pattern);
         for (Subject& subject : measured_on) {
             if (!about_weights && !subject.random) continue;
             const Measured one = theorem.measure(subject);
             check.holds = check.holds && one.holds;
             const std::string label = about_weights ? subject.label + ": " : "";
             check.measured += (check.measured.empty() ? "" : "; ") + label + one.numbers;
+            std::smatch key;
+            const std::string value = std::regex_search(one.numbers, key, key_pattern) ? key.str(1) : "?";
+            // "= 2.2e-16 (random), 3.1e-08 (trained)": each value named once a trained layer is measured too
+            const bool named = about_weights && measured_on.size() > 1;
+            check.key_number += (subject.random ? "" : ", ") + value + (named ? " (" + subject.label.substr(0, subject.label.find(' ')) + ")" : "");
         }
         if (about_weights && trained_without_attention)
             check.measured += "; trained: not checked, the run has no multi_head_attention layer";

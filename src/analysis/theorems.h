@@ -13,6 +13,8 @@ namespace tf {
 
 struct TheoremCheck {
     std::string statement;         // "attention weights are non-negative and each row sums to one"
+    std::string short_statement;   // "attention weights ≥ 0, each row sums to 1": at most 45 characters
+    std::string key_number;        // "max |Σα − 1| = 2.2e-16": the one number that says most, per set of weights
     std::string math_ref;          // "docs/math/theory.md#1-…": file and section anchor
     std::string measured;          // "random: …; trained encoder.layers.0.self_attn: …"
     bool holds = false;            // on every set of weights it was checked on

@@ -18,8 +18,10 @@ struct ExportArguments {
 int run_export(const ExportArguments& args) {
     train::LoadedRun run = train::load_run(args.run_dir, args.weights, train::RunData::vocabulary);
     const std::vector<std::string> paths = export_to_pytorch(run, args.run_dir, args.out, args.examples, args.force);
-    std::cout << "wrote " << paths[0] << ", " << paths[1] << ", " << paths[2] << ", " << paths[3] << "\n"
-              << "check it against tapeformer's logits: python3 " << paths[1] << "\n";
+    std::cout << "wrote";
+    for (std::size_t i = 0; i < paths.size(); ++i) std::cout << (i == 0 ? " " : ", ") << paths[i];
+    std::cout << "\ncheck it against tapeformer's logits: python3 " << paths[1] << "\n"
+              << "decode text with it: python3 " << paths[1] << " --decode \"some text\"\n";
     return 0;
 }
 
@@ -37,7 +39,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
     command->add_option("--examples", args->examples, "input sequences whose logits check.safetensors keeps")
         ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{256}));
     command->footer("Examples:\n  tapeformer export --run runs/copy_transformer --to pytorch exported/\n"
-                    "  python3 exported/model.py      # rebuilds it with torch.nn, compares the logits");
+                    "  python3 exported/model.py      # rebuilds it with torch.nn, compares the logits\n"
+                    "  python3 exported/model.py --decode \"abc\"   # greedy decoding of some text");
     command->callback([args, &exit_code] { exit_code = run_export(*args); });
 }
 

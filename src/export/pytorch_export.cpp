@@ -172,6 +172,7 @@ std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::str
                                    {"checkpoint", run.checkpoint}, {"step", run.step}};
     write_file_atomic(paths[2], config.dump(2) + "\n");
     train::write_safetensors(paths[3], check, {{"examples", std::to_string(rows.size())}});
+    run.dataset.tokenizer.save(paths[4]);   // the run's vocab.json, read and checked when the run was loaded
     return paths;
 }
 

@@ -2,25 +2,44 @@
 
 The math of each model, and every parameter's name and shape, is in tapeformer's docs/models.md.
 Beside this file: config.json (the run's model section and its vocabulary size), model.safetensors
-(the weights under the names of the torch.nn modules below) and check.safetensors (token
-sequences drawn from the vocabulary and the logits tapeformer computed for them).
+(the weights under the names of the torch.nn modules below), vocab.json (the run's vocabulary, as
+tapeformer saved it) and check.safetensors (token sequences drawn from the vocabulary and the
+logits tapeformer computed for them).
 
-    python3 model.py         rebuild the model, load the weights, compare the logits with tapeformer's
-    from model import load   load(folder) gives the torch.nn.Module, in eval mode
+    python3 model.py                     compare the logits with tapeformer's
+    python3 model.py --decode "some text" greedy decoding: the seq2seq model's output, or the
+                                         language model's continuation (--max-length N tokens)
+    from model import load, encode, decode, greedy_decode
+        load(folder)            the torch.nn.Module, in eval mode
+        encode(text)            token ids of text, as tapeformer's tokenizer gives them
+        decode(ids)             the text of token ids (stops at <eos>, skips <pad> and <bos>)
+        greedy_decode(text, max_length)   the argmax token at every step, as text
 
 Only torch and Python's standard library are needed.
 """
+import argparse
 import json
 import math
 import os
 import struct
 import sys
 
-import torch
-from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+NEEDS_TORCH = "model.py needs PyTorch: on Debian, apt-get install python3-torch"
+try:
+    import torch
+    from torch import nn
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+except ImportError:
+    if __name__ == "__main__":
+        print(NEEDS_TORCH, file=sys.stderr)
+        sys.exit(2)
+    raise ImportError(NEEDS_TORCH) from None
 
-PAD = 0  # token id 0 is <pad> in every tapeformer vocabulary
+FOLDER = os.path.dirname(os.path.abspath(__file__))
+
+# The special tokens sit at these ids in every tapeformer vocabulary; ordinary tokens follow.
+PAD, BOS, EOS, UNK = 0, 1, 2, 3
+SPECIALS = [b"<pad>", b"<bos>", b"<eos>", b"<unk>"]
 
 
 def read_safetensors(path):
@@ -249,8 +268,241 @@ def check(folder):
     return largest, int(kept.sum()), tgt_in.shape[0]
 
 
+# The vocabulary: tapeformer's tokenizers (src/train/tokenizer.cpp, src/train/bpe.cpp) on the bytes
+# of the text, so every id comes out as tapeformer's. Text goes in and out as str; bytes that are
+# not UTF-8 travel as surrogate escapes, so decode(encode(text)) gives back any text bpe and char
+# tokenizers can spell.
+
+
+def utf8_length(lead):
+    """The byte length of the UTF-8 sequence that starts with `lead` (1 for a malformed lead byte)."""
+    if lead < 0x80:
+        return 1
+    if lead >> 5 == 0x6:
+        return 2
+    if lead >> 4 == 0xE:
+        return 3
+    if lead >> 3 == 0x1E:
+        return 4
+    return 1
+
+
+def split_chars(data):
+    """"char": the UTF-8 code points of the text; a malformed byte is a token of its own."""
+    tokens, i = [], 0
+    while i < len(data):
+        length = utf8_length(data[i])
+        if i + length > len(data) or any(data[i + k] >> 6 != 0x2 for k in range(1, length)):
+            length = 1
+        tokens.append(data[i:i + length])
+        i += length
+    return tokens
+
+
+def is_word_byte(byte):
+    return byte >= 0x80 or bytes([byte]).isalnum()
+
+
+def split_words(data):
+    """"word": runs of letters, digits and non-ASCII bytes (an apostrophe or hyphen between word
+    characters stays inside: "don't"); '\n' is a token, other whitespace is dropped; any other
+    character is a token, and so is a run of one (".."), except quotes and brackets."""
+    tokens, word, i = [], b"", 0
+    while i < len(data):
+        c = data[i]
+        joiner = c in b"'-" and word and i + 1 < len(data) and is_word_byte(data[i + 1])
+        if is_word_byte(c) or joiner:
+            word += bytes([c])
+            i += 1
+            continue
+        if word:
+            tokens.append(word)
+            word = b""
+        if c == ord("\n"):
+            tokens.append(b"\n")
+        elif c not in b" \t\r\v\f":
+            mark = bytes([c])
+            while c not in b"\"'()[]{}" and i + 1 < len(data) and data[i + 1] == c:
+                mark += bytes([c])
+                i += 1
+            tokens.append(mark)
+        i += 1
+    if word:
+        tokens.append(word)
+    return tokens
+
+
+def join_words(tokens):
+    """The inverse of split_words on ordinary text: one space between tokens, none before . , ; : ! ? ) ] }
+    nor after ( [ {; straight quotes alternate opening and closing; none around '\n'."""
+    text, glue_next, open_quote = b"", True, {b'"': False, b"'": False}
+    for token in tokens:
+        space, glue_after = not glue_next, False
+        if token == b"\n":
+            space, glue_after = False, True
+        elif token and all(c in b".,;:!?)]}" for c in token):
+            space = False
+        elif token and all(c in b"([{" for c in token):
+            glue_after = True
+        elif token in open_quote:
+            if open_quote[token]:
+                space = False  # a closing quote hugs the word before it
+            else:
+                glue_after = True  # an opening quote hugs the word after it
+            open_quote[token] = not open_quote[token]
+        text += (b" " if space else b"") + token
+        glue_next = glue_after
+    return text
+
+
+def bpe_chunks(data):
+    """Byte-pair merges never cross a chunk: a run of whitespace and the run of other bytes after it."""
+    chunks, chunk, in_word = [], b"", False
+    for byte in data:
+        space = byte in b" \t\n\r\v\f"
+        if space and in_word:
+            chunks.append(chunk)
+            chunk, in_word = b"", False
+        in_word = in_word or not space
+        chunk += bytes([byte])
+    return chunks + [chunk] if chunk else chunks
+
+
+class Vocabulary:
+    """vocab.json: {"kind": "char"|"word", "tokens": [...]}, {"kind": "bpe", "merges": [[left, right], ...]}
+    (byte b is id 4 + b, merge k makes id 4 + 256 + k) or {"kind": "ids", "vocab_size": N}."""
+
+    def __init__(self, saved):
+        self.kind = saved["kind"]
+        if self.kind == "ids":
+            self.size = saved["vocab_size"]
+            return
+        if self.kind == "bpe":
+            self.tokens = SPECIALS + [bytes([byte]) for byte in range(256)]
+            self.merges = [tuple(pair) for pair in saved["merges"]]
+            self.rank = {pair: k for k, pair in enumerate(self.merges)}  # earlier merges apply first
+            for left, right in self.merges:
+                self.tokens.append(self.tokens[left] + self.tokens[right])
+        else:
+            self.tokens = [token.encode("utf-8", "surrogateescape") for token in saved["tokens"]]
+        self.ids = {}
+        for i, token in enumerate(self.tokens):
+            self.ids.setdefault(token, i)
+        self.size = len(self.tokens)
+
+    def encode(self, text):
+        data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
+        if self.kind == "bpe":
+            return [i for chunk in bpe_chunks(data) for i in self.encode_chunk(chunk)]
+        if self.kind == "ids":
+            return [int(n) if n.isdigit() and len(n) < 19 and int(n) < self.size else UNK for n in data.split()]
+        tokens = split_words(data) if self.kind == "word" else split_chars(data)
+        return [self.ids.get(token, UNK) for token in tokens]
+
+    def encode_chunk(self, chunk):
+        """Replays the merges: while some adjacent pair was learned, merge the earliest learned one
+        everywhere, left to right."""
+        ids = [len(SPECIALS) + byte for byte in chunk]
+        while len(ids) > 1:
+            ranked = [self.rank[pair] for pair in zip(ids, ids[1:]) if pair in self.rank]
+            if not ranked:
+                break
+            earliest = min(ranked)
+            pair, merged, i = self.merges[earliest], [], 0
+            while i < len(ids):
+                if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+                    merged.append(len(SPECIALS) + 256 + earliest)
+                    i += 2
+                else:
+                    merged.append(ids[i])
+                    i += 1
+            ids = merged
+        return ids
+
+    def decode(self, ids):
+        tokens = []
+        for i in ids:
+            if i == EOS:
+                break
+            if i in (PAD, BOS):
+                continue
+            if self.kind == "ids":
+                tokens.append(str(i).encode())
+            else:
+                tokens.append(self.tokens[i] if 0 <= i < self.size else self.tokens[UNK])
+        if self.kind == "word":
+            data = join_words(tokens)
+        else:
+            data = (b" " if self.kind == "ids" else b"").join(tokens)
+        return data.decode("utf-8", "surrogateescape")
+
+
+def load_vocabulary(folder):
+    with open(os.path.join(folder, "vocab.json"), encoding="utf-8", errors="surrogateescape") as file:
+        return Vocabulary(json.load(file))
+
+
+_loaded = {}  # folder → (model, vocabulary, config), read once
+
+
+def exported(folder=FOLDER):
+    if folder not in _loaded:
+        with open(os.path.join(folder, "config.json")) as file:
+            config = json.load(file)
+        _loaded[folder] = (load(folder), load_vocabulary(folder), config)
+    return _loaded[folder]
+
+
+def encode(text, folder=FOLDER):
+    """The token ids of `text` under the run's vocabulary (no <bos>, no <eos>)."""
+    return exported(folder)[1].encode(text)
+
+
+def decode(ids, folder=FOLDER):
+    """The text of `ids`: up to the first <eos>, without <pad> and <bos>."""
+    return exported(folder)[1].decode(ids)
+
+
+def greedy_decode(text, max_length=128, folder=FOLDER):
+    """Greedy decoding over the model's forward (no cache: each step reruns the whole prefix).
+    seq2seq: the output for `text`, the decoder starting from <bos>; language model: the continuation
+    of `text` after <bos> + text. At each step the argmax token (the first of equal ones) until <eos>
+    or max_length tokens, capped where a transformer runs out of positions (model.max_length)."""
+    model, vocabulary, config = exported(folder)
+    ids = vocabulary.encode(text)
+    if not ids:
+        raise ValueError("greedy_decode: the input is empty (the vocabulary finds no token in it)")
+    section = config["model"]
+    positions = section.get("max_length") if section["type"] != "rnn_seq2seq" else None
+    language_model = section["type"] == "lm"
+    if language_model:
+        src, prefix = None, [BOS] + ids
+        limit = min(max_length, positions - len(ids))
+    else:
+        src, prefix = torch.tensor([ids]), [BOS]
+        limit = max_length if positions is None else min(max_length, positions)
+    if positions is not None and len(prefix) > positions or limit < 1:
+        raise ValueError(f"greedy_decode: {len(ids)} tokens leave no room in the model's {positions} positions")
+    generated = []
+    with torch.no_grad():
+        for _ in range(limit):
+            token = int(model(src, torch.tensor([prefix]))[0, -1].argmax())
+            if token == EOS:
+                break
+            generated.append(token)
+            prefix.append(token)
+    return vocabulary.decode(generated)
+
+
 if __name__ == "__main__":
-    folder = os.path.dirname(os.path.abspath(__file__))
-    largest, positions, count = check(folder)
+    parser = argparse.ArgumentParser(description="The exported tapeformer model: check its logits, or decode text.")
+    parser.add_argument("--decode", metavar="TEXT", help="greedy decoding of TEXT instead of the logit check")
+    parser.add_argument("--max-length", type=int, default=128, help="tokens to generate at most (default 128)")
+    arguments = parser.parse_args()
+    if arguments.decode is not None:
+        output = greedy_decode(arguments.decode, arguments.max_length)   # argv's undecodable bytes: surrogate escapes
+        sys.stdout.buffer.write(output.encode("utf-8", "surrogateescape") + b"\n")
+        sys.exit(0)
+    largest, positions, count = check(FOLDER)
     print(f"{positions} target positions of {count} check inputs: largest |logit - tapeformer's| = {largest:.3g}")
     sys.exit(0 if largest <= 1e-4 else 1)
