@@ -53,17 +53,18 @@ TEST_CASE("a report writes report.html with its headings, sortable tables and in
 }
 
 TEST_CASE("the viewer's markup escapes tokens such as <bos> and its JSON gives them back, per example", "[unit]") {
-    const ViewerMap first{"layer <0> & co", {"<bos>", "a"}, {"&", "b"}, {{0.25, 0.75}, {1.0, 0.0}}};
-    const ViewerMap second{"layer <0> & co", {"<bos>"}, {"c"}, {{1.0}}};
+    const ViewerMap first{"layer <0> & co", ViewerMapKind::causal_self_attention, {"<bos>", "a"}, {"&", "b"}, {{0.25, 0.75}, {1.0, 0.0}}};
+    const ViewerMap second{"layer <0> & co", ViewerMapKind::causal_self_attention, {"<bos>"}, {"c"}, {{1.0}}};
     const std::string markup = attention_viewer_html({{"a & b", {first}}, {"c", {second}}});
     CHECK(test::xml_problem(markup) == "");
     CHECK(markup.find("<bos>") == std::string::npos);
     CHECK(markup.find("<select class=\"viewer-example\"><option value=\"0\">a &amp; b</option><option value=\"1\">c</option>") !=
           std::string::npos);
-    CHECK(markup.find("<select class=\"viewer-choice\"><option value=\"0\">layer &lt;0&gt; &amp; co</option></select>") !=
-          std::string::npos);
+    CHECK(markup.find("<select class=\"viewer-choice\"><option value=\"0\" data-caption=\"" +
+                      html::escape(viewer_caption(ViewerMapKind::causal_self_attention)) +
+                      "\" selected=\"selected\">layer &lt;0&gt; &amp; co</option></select>") != std::string::npos);
     const std::size_t start = markup.find("class=\"attention-data\">") + std::string("class=\"attention-data\">").size();
-    const nlohmann::json data = nlohmann::json::parse(markup.substr(start, markup.find("</script>") - start));
+    const nlohmann::json data = nlohmann::json::parse(markup.substr(start, markup.find("</script>", start) - start));
     REQUIRE(data.size() == 2);
     CHECK(data[0]["label"] == "a & b");
     CHECK(data[0]["maps"][0]["queries"][0] == "<bos>");
@@ -75,7 +76,7 @@ TEST_CASE("the viewer's markup escapes tokens such as <bos> and its JSON gives t
     // Every example has the same maps: a mismatch is a bug of the caller's, not a page with holes.
     CHECK_THROWS_AS(attention_viewer_html({{"a", {first}}, {"b", {first, second}}}), ValueError);
     // Weights travel to 6 significant digits.
-    const std::string rounded = attention_viewer_html({{"a", {{"m", {"q"}, {"k"}, {{0.123456789}}}}}});
+    const std::string rounded = attention_viewer_html({{"a", {{"m", ViewerMapKind::cross_attention, {"q"}, {"k"}, {{0.123456789}}}}}});
     CHECK(rounded.find("[[0.123457]]") != std::string::npos);
 }
 
@@ -133,6 +134,10 @@ TEST_CASE("analyze's report.html views every attention map and the kernel of 3 e
             CHECK(cells == static_cast<int>(view["queries"].size() * view["keys"].size()));
         }
     CHECK(maps.back()["label"].get<std::string>().rfind("dependency kernel", 0) == 0);
+    // It opens on the first attention map, the encoder's self-attention, captioned as one.
+    CHECK(page.find("selected=\"selected\">encoder.layers.0.self_attn, head 0 (self)</option>") != std::string::npos);
+    CHECK(page.find("<p class=\"viewer-caption\">" + html::escape(viewer_caption(ViewerMapKind::encoder_self_attention)) + "</p>") !=
+          std::string::npos);
 }
 
 TEST_CASE("the pages of the shipped configs stay under 2 MB: the tape of each, the poetry comparison, and analyze of "

@@ -69,6 +69,14 @@ const std::vector<std::string>& kernel_input_labels(const SequenceModel& model, 
     return model.is_language_model() ? example.target_labels : example.source_labels;
 }
 
+// What the viewer's caption says of a recorded map: self-attention over the target side is a
+// decoder's or a language model's, and causal (the models mask it); over the source, an encoder's;
+// any other (cross-attention, a recurrent decoder's attention) has decoder queries over the source.
+ViewerMapKind viewer_kind(const AttentionRecord& record) {
+    if (record.kind != "self") return ViewerMapKind::cross_attention;
+    return record.queries_from == SequenceSide::target ? ViewerMapKind::causal_self_attention : ViewerMapKind::encoder_self_attention;
+}
+
 // Head h's weights of the (first) example, rows queries and columns keys.
 Matrix head_weights(const AttentionRecord& map, int64_t h) {
     Matrix weights(static_cast<std::size_t>(map.weights.size(2)));
@@ -149,10 +157,10 @@ std::vector<ViewerMap> viewer_maps(const std::vector<AttentionRecord>& records, 
     std::vector<ViewerMap> maps;
     for (const AttentionRecord& record : records)
         for (int64_t h = 0; h < record.weights.size(1); ++h)
-            maps.push_back({prefix + record.name + ", head " + std::to_string(h) + " (" + record.kind + ")",
+            maps.push_back({prefix + record.name + ", head " + std::to_string(h) + " (" + record.kind + ")", viewer_kind(record),
                             labels_of(example, record.queries_from), labels_of(example, record.keys_from), head_weights(record, h)});
-    maps.push_back({prefix + "dependency kernel K(i, j) = ||dy_i/dx_j|| (outputs over inputs)", example.target_labels,
-                    kernel_input_labels(model, example), kernel});
+    maps.push_back({prefix + "dependency kernel K(i, j) = ||dy_i/dx_j|| (outputs over inputs)", ViewerMapKind::dependency_kernel,
+                    example.target_labels, kernel_input_labels(model, example), kernel});
     return maps;
 }
 
@@ -172,8 +180,8 @@ std::string analyze_run(train::LoadedRun& run, const std::string& run_dir, const
     result["dependency"] = report_dependency(report, *run.model, example, kernel, options.probes);
     report.heading(2, "Viewer");
     report.paragraph("Every attention map above and the dependency kernel, one at a time, on this input and the next "
-                     "test examples: choose an example and a map, then hover a query (an output position, for the "
-                     "kernel) to see where it looks.");
+                     "test examples: choose an example and a map; each row is a query, shading the keys it attends to (for "
+                     "the kernel, an output and the inputs it depends on).");
     std::vector<ViewerExample> views{{example_text(run, example),
                                       viewer_maps(records, example, kernel, *run.model, "")}};
     const std::size_t shown = options.input ? 1 : static_cast<std::size_t>(std::max<int64_t>(1, options.viewer_examples));

@@ -267,8 +267,8 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
             }
     report.heading(2, "Viewer");
     report.paragraph("Each variant's attention maps (every layer and head) and its dependency kernel on the first test "
-                     "examples, first seed: choose an example and a map, then hover a query (an output position, for a "
-                     "kernel) to see where it looks.");
+                     "examples, first seed: choose an example and a map; each row is a query, shading the keys it attends to "
+                     "(for a kernel, an output and the inputs it depends on).");
     // Example e's maps: every variant's, in the config's order (all variants read the same test split).
     std::vector<ViewerExample> views;
     for (const auto& variant : config.variants)

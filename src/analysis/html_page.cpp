@@ -85,9 +85,13 @@ constexpr const char* kStyle =
     "table.sortable th{cursor:pointer;background:#f2f4f8}"
     "figure{margin:1em 0}figcaption{font-size:13px;color:#555}svg{max-width:100%;height:auto}"
     "code{background:#f4f4f4;padding:0 3px}"
-    ".viewer-tokens{display:flex;gap:3em;font-family:monospace;font-size:16px}"
-    ".viewer-tokens div{display:flex;flex-direction:column}"
-    ".token{padding:1px 6px;margin:1px;border:1px solid #eee;white-space:pre}.token.active{outline:2px solid #0072B2}";
+    ".viewer-views{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}.viewer-static{margin:0;max-width:30em}"
+    "table.viewer-grid{border-collapse:collapse;margin:0;font-family:monospace;font-size:12px}"
+    "table.viewer-grid th{padding:1px 3px;border:0;background:none;font-weight:normal;white-space:pre}"
+    "table.viewer-grid thead th{writing-mode:vertical-rl;transform:rotate(180deg);text-align:left}"
+    "table.viewer-grid tbody th{text-align:right}"
+    "table.viewer-grid td{width:14px;height:14px;padding:0;border:1px solid #f0f0f0}"
+    "table.viewer-grid tr:hover th{outline:2px solid #0072B2}.viewer-grid .position{color:#888}";
 
 // Two behaviours: sorting a table by a clicked header (numbers by value, "0.91 ± 0.02" by 0.91, other
 // text alphabetically; a second click reverses), and the attention viewer (attention_viewer.h).
@@ -129,38 +133,56 @@ function sort_by(header) {
 document.querySelectorAll("table.sortable th").forEach(function (header) {
   header.addEventListener("click", function () { sort_by(header); });
 });
-// The attention viewer: the chosen map's query tokens down the left, key tokens down the right;
-// hovering query i shades each key j by weight[i][j] over the row's largest.
-function token_cell(column, text) {
-  var cell = document.createElement("span");
-  cell.className = "token";
-  cell.textContent = text;
-  column.appendChild(cell);
-  return cell;
+// The attention viewer: the chosen map as a table, query tokens down and key tokens across, each
+// with its position; cell (i, j) is shaded by weight[i][j] over row i's largest, its tooltip the
+// number; the caption follows the chosen map's kind (the option's data-caption).
+function label_cell(cell, position, token) {
+  var number = document.createElement("span"), text = document.createElement("span");
+  number.className = "position";
+  number.textContent = position;
+  text.className = "token";
+  text.textContent = token;
+  cell.appendChild(number);
+  cell.appendChild(document.createTextNode(" "));
+  cell.appendChild(text);
+}
+function weight_text(weight) {
+  return typeof weight === "number" ? weight.toFixed(4) : "not a number";
 }
 function show_attention(viewer) {
   var examples = JSON.parse(viewer.querySelector("script.attention-data").textContent);
   var example_choice = viewer.querySelector("select.viewer-example");
   var choice = viewer.querySelector("select.viewer-choice");
-  var queries = viewer.querySelector(".queries"), keys = viewer.querySelector(".keys");
+  var caption = viewer.querySelector(".viewer-caption"), grid = viewer.querySelector("div.viewer-grid");
   function draw() {
     var map = examples[Number(example_choice.value)].maps[Number(choice.value)];
-    queries.textContent = "";
-    keys.textContent = "";
-    var key_cells = map.keys.map(function (token) { return token_cell(keys, token); });
-    map.queries.forEach(function (token, i) {
-      var cell = token_cell(queries, token);
-      cell.addEventListener("mouseenter", function () {
-        var row = map.weights[i];
-        var largest = Math.max.apply(null, row) || 1;
-        key_cells.forEach(function (key, j) {
-          key.style.background = "rgba(213, 94, 0, " + (row[j] / largest) + ")";
-          key.title = row[j].toFixed(4);
-        });
-        cell.classList.add("active");
-      });
-      cell.addEventListener("mouseleave", function () { cell.classList.remove("active"); });
+    caption.textContent = choice.options[choice.selectedIndex].getAttribute("data-caption");
+    var table = document.createElement("table");
+    table.className = "viewer-grid";
+    var head = table.createTHead().insertRow();
+    head.appendChild(document.createElement("th"));
+    map.keys.forEach(function (token, j) {
+      var cell = document.createElement("th");
+      cell.scope = "col";
+      label_cell(cell, j, token);
+      head.appendChild(cell);
     });
+    var body = table.createTBody();
+    map.queries.forEach(function (token, i) {
+      var row = body.insertRow();
+      var label = document.createElement("th");
+      label.scope = "row";
+      label_cell(label, i, token);
+      row.appendChild(label);
+      var largest = Math.max.apply(null, map.weights[i]) || 1;
+      map.weights[i].forEach(function (weight, j) {
+        var cell = row.insertCell();
+        cell.style.background = "rgba(213, 94, 0, " + Math.max(0, weight / largest) + ")";
+        cell.title = "query " + i + " " + token + ", key " + j + " " + map.keys[j] + ": " + weight_text(weight);
+      });
+    });
+    grid.textContent = "";
+    grid.appendChild(table);
   }
   choice.addEventListener("change", draw);
   example_choice.addEventListener("change", draw);

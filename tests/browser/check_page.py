@@ -2,7 +2,7 @@
 """Checks what a headless browser made of one of our pages (tests/browser/pages_in_chromium.sh).
 
   check_page.py dom DOM_FILE [--script ran|absent|disabled] [--row NAME]... [--rows N]
-                [--option PREFIX]... [--examples N] [--svgs N] [--nodes N] [--text TEXT]...
+                [--option PREFIX]... [--selected PREFIX] [--examples N] [--svgs N] [--nodes N] [--text TEXT]...
       DOM_FILE is `chromium --headless --dump-dom PAGE`: the document after the page's script ran.
   check_page.py png PNG_FILE WIDTHxHEIGHT
       a screenshot: a PNG of that size showing the page drawn (text, and the plots' colours).
@@ -18,7 +18,8 @@ from html.parser import HTMLParser
 
 class Page(HTMLParser):
     """What the checks read: <html>'s attributes, each table body row's first cell, the viewer's
-    maps and examples and drawn tokens, the SVG figures, the tape's node rows, and the visible text."""
+    maps and examples, the map it opens on, its static picture and the grid its script drew, the SVG
+    figures, the tape's node rows, and the visible text."""
 
     def __init__(self):
         super().__init__()
@@ -27,6 +28,12 @@ class Page(HTMLParser):
         self.options = []           # of the viewer's <select class="viewer-choice">: its maps
         self.examples = []          # of its <select class="viewer-example">
         self.drawn_tokens = 0       # <span class="token"> the viewer's script drew
+        self.selected = None        # the text of the viewer-choice option marked selected (the opening map)
+        self.viewer_heatmaps = 0    # <svg class="viewer-heatmap">: the viewer's static picture
+        self.grid_key_labels = 0    # <th> of the viewer grid's header row, the corner left out
+        self.grid_first_row_cells = 0   # <td> of the viewer grid's first body row
+        self._grid = None           # inside <table class="viewer-grid">: "head", "body" or "table"
+        self._grid_rows = 0         # body rows of the viewer grid so far
         self.svgs = 0
         self.nodes = 0              # <tr class="node">: the tape page's entries
         self.text = []
@@ -47,8 +54,19 @@ class Page(HTMLParser):
                 self.examples if "viewer-example" in classes else None
         elif tag == "svg":
             self.svgs += 1
+            self.viewer_heatmaps += "viewer-heatmap" in classes
+        if tag == "table" and "viewer-grid" in classes:
+            self._grid = "table"
+        elif tag in ("thead", "tbody") and self._grid is not None:
+            self._grid = "head" if tag == "thead" else "body"
         elif tag == "span" and "token" in classes:
             self.drawn_tokens += 1
+        if self._grid == "head" and tag == "th":
+            self.grid_key_labels += 1
+        if self._grid == "body" and tag == "tr":
+            self._grid_rows += 1
+        if self._grid == "body" and tag == "td" and self._grid_rows == 1:
+            self.grid_first_row_cells += 1
         if tag == "tr":
             self.nodes += "node" in classes
             self._cell_of_row = 0 if self._in["tbody"] else None
@@ -60,12 +78,16 @@ class Page(HTMLParser):
         elif tag == "option" and self._options is not None:
             self._capture = []
             self._options.append(self._capture)
+            if self._options is self.options and "selected" in attributes:
+                self.selected = self._capture
 
     def handle_endtag(self, tag):
         if tag in self._in and self._in[tag]:
             self._in[tag] -= 1
         if tag == "select":
             self._options = None
+        if tag == "table":
+            self._grid = None
         if tag in ("td", "option"):
             self._capture = None
 
@@ -97,6 +119,13 @@ def check_dom(args):
         problems.append(f"a script ran, expected it {args.script}")
     if args.script == "disabled" and page.drawn_tokens:
         problems.append("the viewer drew tokens with scripts disabled")
+    if args.script == "ran" and options and (page.grid_key_labels - 1 != page.grid_first_row_cells or page.grid_first_row_cells == 0):
+        problems.append(f"the viewer's grid has {max(0, page.grid_key_labels - 1)} key labels over {page.grid_first_row_cells} columns")
+    if options and page.viewer_heatmaps != 1:
+        problems.append(f"{page.viewer_heatmaps} static pictures in the viewer, expected 1 (the page must read without scripts)")
+    selected = "".join(page.selected).strip() if page.selected is not None else None
+    if args.selected is not None and (selected is None or not selected.startswith(args.selected)):
+        problems.append(f"the viewer opens on '{selected}', expected a map starting '{args.selected}'")
     for name in args.row:
         if name not in first_cells:
             problems.append(f"no table row for '{name}' (rows: {first_cells})")
@@ -118,7 +147,7 @@ def check_dom(args):
         print(f"FAILED {args.file}: " + "; ".join(problems))
         return 1
     print(f"ok {args.file}: {len(first_cells)} table rows, {len(options)} viewer maps of {len(page.examples)} examples, "
-          f"{page.drawn_tokens} tokens drawn, {page.svgs} SVG, {page.nodes} tape entries")
+          f"{page.drawn_tokens} tokens drawn, opening on '{selected}', {page.svgs} SVG, {page.nodes} tape entries")
     return 0
 
 
@@ -205,6 +234,7 @@ def main():
     dom.add_argument("--row", action="append", default=[], help="a table body row whose first cell is this")
     dom.add_argument("--rows", type=int, default=0, help="at least this many table body rows")
     dom.add_argument("--option", action="append", default=[], help="a viewer entry starting with this")
+    dom.add_argument("--selected", help="the map the viewer opens on starts with this")
     dom.add_argument("--examples", type=int, help="exactly this many examples in the viewer")
     dom.add_argument("--svgs", type=int, default=0, help="at least this many SVG figures")
     dom.add_argument("--nodes", type=int, help="exactly this many tape entries")

@@ -5,8 +5,9 @@
 # suite's set-up, scripts/test.sh, installs it): a comparison's report, analyze's reports of an
 # attention model, an additive-attention model and a model without attention, bench's report, the
 # tape, and collect's report of two copies of the comparison. For each, chromium's document after the page's script ran (--dump-dom) is checked by
-# check_page.py: the table rows, one entry per variant, the viewer's controls and drawn tokens, and
-# no script error (the page's own hooks mark one on <html>). The comparison is also checked as
+# check_page.py: the table rows, one entry per variant, the viewer's controls, the map it opens on
+# (the first attention map, else a kernel) with its caption, its grid with a label per column, its
+# static picture, and no script error (the page's own hooks mark one on <html>). The comparison is also checked as
 # written, without its script (its tables and plots are there), and photographed (--screenshot): the
 # picture must show text and the plots' colours, and a blank picture must fail that check.
 set -euo pipefail
@@ -46,14 +47,19 @@ tape_entries=$("$tapeformer" tape "$source_dir/configs/copy_transformer.json" --
 echo "==> each page in headless chromium"
 dom_of "$work/compare/report.html" >"$work/compare.dom"
 $check dom "$work/compare.dom" --row gru --row gru_attention --row transformer --text "full sequence as context" \
-    --option "gru (seed 1): dependency kernel" --option "gru_attention (seed 1): " --option "transformer (seed 1): " --examples 1 --svgs 4
+    --option "gru (seed 1): dependency kernel" --option "gru_attention (seed 1): " --option "transformer (seed 1): " --examples 1 --svgs 4 \
+    --selected "gru_attention (seed 1): attention, head 0 (additive)" --text "Cross-attention (a decoder's attention over the source"
 dom_of "$work/analyze-transformer/report.html" >"$work/analyze-transformer.dom"
 $check dom "$work/analyze-transformer.dom" --option "encoder.layers.0.self_attn, head 1 (self)" \
-    --option "decoder.layers.0.cross_attn, head 0 (cross)" --option "dependency kernel" --examples 3 --rows 6 --svgs 6
+    --option "decoder.layers.0.cross_attn, head 0 (cross)" --option "dependency kernel" --examples 3 --rows 6 --svgs 6 \
+    --selected "encoder.layers.0.self_attn, head 0 (self)" --text "row i is the query at source position i"
 dom_of "$work/analyze-gru_attention/report.html" >"$work/analyze-gru_attention.dom"
-$check dom "$work/analyze-gru_attention.dom" --option "attention, head 0 (additive)" --option "dependency kernel" --examples 3
+$check dom "$work/analyze-gru_attention.dom" --option "attention, head 0 (additive)" --option "dependency kernel" --examples 3 \
+    --selected "attention, head 0 (additive)"
 dom_of "$work/analyze-gru/report.html" >"$work/analyze-gru.dom"
-$check dom "$work/analyze-gru.dom" --text "This model has no attention." --option "dependency kernel" --examples 3
+$check dom "$work/analyze-gru.dom" --text "This model has no attention." --option "dependency kernel" --examples 3 \
+    --selected "dependency kernel" --text "the viewer opens on a dependency kernel" \
+    --text "row i is the output at position i, which predicts token i + 1"
 dom_of "$work/bench/report.html" >"$work/bench.dom"
 $check dom "$work/bench.dom" --row W3 --row tiled --row rnn --rows 11 --svgs 2
 dom_of "$work/collect/report.html" >"$work/collect.dom"
@@ -63,10 +69,11 @@ dom_of "$work/tape/tape.html" >"$work/tape.dom"
 $check dom "$work/tape.dom" --script absent --nodes "$tape_entries" --svgs 1
 
 # chromium's --dump-dom and --screenshot run a script of their own, so neither works with scripts
-# off; but our script only adds (the viewer's tokens, click handlers), so the page as written is
-# what a browser with scripts off shows.
-echo "==> the comparison as written, which is what a browser with scripts off shows: its tables and plots"
-$check dom "$work/compare/report.html" --script disabled --row gru --row gru_attention --row transformer --svgs 4
+# off; but our script only adds (the viewer's grid, click handlers), so the page as written is
+# what a browser with scripts off shows: there the viewer is its static picture and caption.
+echo "==> the comparison as written, which is what a browser with scripts off shows: its tables, plots and the viewer's picture"
+$check dom "$work/compare/report.html" --script disabled --row gru --row gru_attention --row transformer --svgs 4 \
+    --selected "gru_attention (seed 1): attention, head 0 (additive)" --text "Cross-attention (a decoder's attention over the source"
 
 echo "==> a screenshot of the comparison"
 screenshot_of "$work/compare/report.html" "$work/compare.png" 1200,1600
