@@ -9,6 +9,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/compare_runs.h"
+#include "analysis/report.h"
 #include "run_helpers.h"
 #include "tiny_comparison.h"
 #include "util/files.h"
@@ -30,8 +31,13 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     for (const char* claim : {"+0.10 to +0.20", "about 10×", "full sequence as context", "about 20 tokens"})
         CHECK(report.find(claim) != std::string::npos);
     // The decoded scores' table: a row per variant, after the table's header.
-    const std::size_t decoded = report.find("| variant | decoded exact match | character error rate | chrF | BLEU |");
+    const std::size_t decoded = report.find("| variant | decoded exact match | character error rate¹ | chrF | BLEU |");
     REQUIRE(decoded != std::string::npos);
+    // Its footnote says why the error rate can pass 1.
+    CHECK(report.find("¹ The character error rate can exceed 1: it counts insertions", decoded) != std::string::npos);
+    // Two seeds: the page warns that its verdicts rest on too few.
+    const std::string warning = "Warning: 4 of the 4 verdicts below rest on fewer than 3 seeds.";
+    CHECK(report.find(warning) < report.find("## Attention-versus-RNN predictions"));
     for (const char* variant : {"gru", "gru_attention", "transformer"})
         CHECK(report.find(std::string("| ") + variant + " |", decoded) != std::string::npos);
 
@@ -41,6 +47,7 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     for (const char* variant : {"gru", "gru_attention", "transformer"})
         CHECK(page.find(std::string("<tr><td>") + variant + "</td>") != std::string::npos);
     CHECK(page.find("full sequence as context") != std::string::npos);
+    CHECK(page.find(warning) != std::string::npos);
     // The viewer: each variant's first seed, a kernel apiece, the attention variants' maps too.
     CHECK(test::count_occurrences(page, "<section class=\"attention-viewer\">") == 1);
     for (const char* variant : {"gru", "gru_attention", "transformer"})
@@ -54,14 +61,29 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     REQUIRE(json["variants"].size() == 3);
     CHECK(json["variants"][0]["runs"].size() == 2);  // two seeds
     CHECK(json["variants"][1]["runs"][0]["accuracy_by_position"].size() >= 4);
+    // The table prints each variant's parameter count whole, its thousands grouped ("101,504").
+    for (const auto& variant : json["variants"]) {
+        const double parameters = variant["runs"][0]["parameters"];
+        REQUIRE(parameters >= 1000);
+        CHECK(report.find("| " + variant["name"].get<std::string>() + " | " + format_count(parameters) + " |") != std::string::npos);
+    }
     const auto& scores = json["variants"][1]["runs"][0]["test_decoded"];
     for (const char* key : {"exact_match", "cer", "chrf", "bleu"}) CHECK(scores.at(key).is_number());
     CHECK(scores["cer"].get<double>() >= 0);
     // Four predictions, each a mean with its interval over the two seeds and a three-way verdict.
     REQUIRE(json["predictions"].size() == 4);
+    CHECK(json["few_seeds_warning"].get<std::string>().find(warning) == 0);
     for (const auto& prediction : json["predictions"]) {
         INFO(prediction.dump());
         CHECK(prediction["seeds"] == 2);
+        CHECK(prediction["few_seeds"] == true);
+        // Each interval stays among the values its measure can take: a gain in accuracy in [−1, 1],
+        // a ratio and a receptive field ≥ 0, a share in [0, 1].
+        const std::string id = prediction["id"];
+        const double lowest = id == "accuracy" ? -1.0 : 0.0;
+        if (prediction["low"].is_number()) CHECK(prediction["low"].get<double>() >= lowest);
+        if (prediction["high"].is_number() && (id == "accuracy" || id == "context_attention"))
+            CHECK(prediction["high"].get<double>() <= 1.0);
         const std::string verdict = prediction["verdict"];
         CHECK((verdict == "held" || verdict == "not_held" || verdict == "undecided"));
         if (prediction["mean"].is_number())
@@ -236,13 +258,16 @@ TEST_CASE("a length sweep needs two or more increasing lengths", "[unit]") {
     REQUIRE_THROWS_AS(load_compare_config(path, {}), ConfigError);
 }
 
-TEST_CASE("the shipped comparisons load, and the poetry one has 3 seeds, enough for an interval", "[unit]") {
+TEST_CASE("the shipped comparisons load, each with at least 3 seeds, enough for an interval", "[unit]") {
     const std::string configs = std::string(TF_SOURCE_DIR) + "/configs/";
     for (const char* name : {"compare_poetry", "compare_recall", "compare_length_sweep"}) {
         INFO(name);
         CHECK_NOTHROW(load_compare_config(configs + name + ".json", {}));
     }
-    CHECK(load_compare_config(configs + "compare_poetry.json", {}).seeds.size() >= 3);
+    for (const char* name : {"compare_poetry", "compare_recall", "compare_length_sweep"}) {
+        INFO(name);   // fewer seeds and the report warns that its verdicts say little
+        CHECK(load_compare_config(configs + name + ".json", {}).seeds.size() >= 3);
+    }
     CHECK(load_compare_config(configs + "compare_length_sweep.json", {}).length_sweep.has_value());
 }
 

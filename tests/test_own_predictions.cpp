@@ -3,6 +3,7 @@
 // measures table and docs/experiments.md list the same measures; and a tiny comparison's report
 // quotes each claim with its range, the measured difference and the verdict, in all three files.
 #include "catch.h"
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -147,15 +148,22 @@ TEST_CASE("config check exits 2 on a bad own prediction, naming its path", "[int
 
 TEST_CASE("own predictions are judged by the 95 % interval of the per-seed difference", "[unit]") {
     OwnPrediction prediction{"attention helps", "test_token_accuracy", "gru_attention", "gru", 0.0, 1.0};
-    // d = {0.2, 0.3, 0.4}: mean 0.3, s = 0.1, half width t_{0.975,2}·s/√3 = 4.303 · 0.1 / 1.732 = 0.2484,
-    // so the interval is [0.0516, 0.5484].
+    // d = {0.2, 0.3, 0.4}, a difference of accuracies, so in [−1, 1]: its interval is taken on the
+    // logit of u = (d + 1)/2 = {0.6, 0.65, 0.7}, z̄ ± t_{0.975,2}·s_z/√3 mapped back by d = 2/(1 + e^−z) − 1.
+    const auto logit = [](double u) { return std::log(u / (1 - u)); };
+    const double z1 = logit(0.6), z2 = logit(0.65), z3 = logit(0.7), z_mean = (z1 + z2 + z3) / 3;
+    const double z_sd = std::sqrt(((z1 - z_mean) * (z1 - z_mean) + (z2 - z_mean) * (z2 - z_mean) + (z3 - z_mean) * (z3 - z_mean)) / 2);
+    const auto back = [](double z) { return 2 / (1 + std::exp(-z)) - 1; };
+    const double low = back(z_mean - 4.303 * z_sd / std::sqrt(3.0)), high = back(z_mean + 4.303 * z_sd / std::sqrt(3.0));
+    REQUIRE(low == Approx(0.0375).margin(1e-4));   // [0.0375, 0.5273]
+    REQUIRE(high == Approx(0.5273).margin(1e-4));
     const std::vector<double> first = {0.7, 0.8, 0.9}, second = {0.5, 0.5, 0.5};
     const JudgedOwnPrediction wide = judge_own_prediction(prediction, first, second);
     REQUIRE(wide.differences.size() == 3);
     CHECK(wide.differences[2] == Approx(0.4));
-    CHECK(wide.interval.mean == Approx(0.3));
-    CHECK(wide.interval.low == Approx(0.3 - 4.303 * 0.1 / std::sqrt(3.0)));
-    CHECK(wide.interval.high == Approx(0.3 + 4.303 * 0.1 / std::sqrt(3.0)));
+    CHECK(wide.interval.mean == Approx(back(z_mean)));
+    CHECK(wide.interval.low == Approx(low));
+    CHECK(wide.interval.high == Approx(high));
     CHECK(wide.verdict == Verdict::held);
     CHECK(wide.verdict_text == "held");
 
@@ -164,18 +172,26 @@ TEST_CASE("own predictions are judged by the 95 % interval of the per-seed diffe
     CHECK(below.verdict == Verdict::not_held);
     CHECK(below.verdict_text == "not held (below the predicted range)");
 
-    prediction.low = -0.5, prediction.high = 0.04;   // the whole interval is above
+    prediction.low = -0.5, prediction.high = 0.03;   // the whole interval is above
     CHECK(judge_own_prediction(prediction, first, second).verdict_text == "not held (above the predicted range)");
 
-    prediction.low = 0.1, prediction.high = 1.0;   // 0.1 lies inside [0.0516, 0.5484]
+    prediction.low = 0.1, prediction.high = 1.0;   // 0.1 lies inside [0.0375, 0.5273]
     const JudgedOwnPrediction straddles = judge_own_prediction(prediction, first, second);
     CHECK(straddles.verdict == Verdict::undecided);
-    CHECK(straddles.verdict_text == "undecided (the interval straddles 0.1)");
+    CHECK(straddles.verdict_text == "undecided (the interval [0.0375, 0.527] straddles 0.1)");
+    CHECK(own_predictions_json({straddles})[0]["few_seeds"] == false);
+
+    // A difference of losses has no end: its interval is Student's t as it stands.
+    const JudgedOwnPrediction losses = judge_own_prediction({"lower loss", "test_loss", "gru_attention", "gru", -1.0, 0.0},
+                                                            {0.5, 0.6, 0.7}, {1.0, 1.0, 1.0});
+    CHECK(losses.interval.mean == Approx(-0.4));
+    CHECK(losses.interval.low == Approx(-0.4 - 4.303 * 0.1 / std::sqrt(3.0)));
 
     // A seed with no value in either run is left out; one seed left has no interval.
     const JudgedOwnPrediction one_seed = judge_own_prediction(prediction, {0.7, kNan}, {0.5, 0.5});
     CHECK(one_seed.interval.seeds == 1);
     CHECK(one_seed.verdict_text == "undecided (one seed: no interval; run more seeds)");
+    CHECK(own_predictions_json({one_seed})[0]["few_seeds"] == true);
     const JudgedOwnPrediction none = judge_own_prediction(prediction, {kNan, kNan}, {0.5, 0.5});
     CHECK(none.verdict_text == "undecided (not measurable)");
     CHECK(own_predictions_json({none})[0]["mean"].is_null());
@@ -185,7 +201,15 @@ TEST_CASE("docs/experiments.md lists every measure an own prediction may name", 
     const std::string docs = read_file(std::string(TF_SOURCE_DIR) + "/docs/experiments.md");
     for (const RunMeasure& measure : run_measures()) {
         INFO(measure.name);
-        CHECK(docs.find(std::string("| `") + measure.name + "` |") != std::string::npos);
+        const std::size_t row = docs.find(std::string("| `") + measure.name + "` |");
+        REQUIRE(row != std::string::npos);
+        // The row's last column is the measure's domain and the scale its interval is taken on.
+        const Domain& domain = measure.domain;
+        REQUIRE(std::isfinite(domain.lower));
+        const bool two_ends = std::isfinite(domain.upper);
+        const std::string column = " [" + format_number(domain.lower) + ", " + (two_ends ? format_number(domain.upper) + "], logit" : "∞), log") + " |";
+        const std::string line = docs.substr(row, docs.find('\n', row) - row);
+        CHECK(line.substr(line.size() - std::min(line.size(), column.size())) == column);
         CHECK(find_run_measure(measure.name) == &measure);
     }
     CHECK(find_run_measure("test_accuracy") == nullptr);

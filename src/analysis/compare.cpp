@@ -18,6 +18,7 @@
 #include "analysis/markdown_text.h"
 #include "analysis/own_predictions.h"
 #include "analysis/report.h"
+#include "analysis/run_measures.h"
 #include "analysis/seed_interval.h"
 #include "util/directory_lock.h"
 #include "util/files.h"
@@ -85,6 +86,9 @@ std::vector<double> per_seed(const std::vector<double>& a, const std::vector<dou
 double difference(double a, double b) { return a - b; }
 double ratio(double a, double b) { return a / b; }
 
+// The values one run's `measure` (a row of analysis/run_measures.h) can take.
+Domain domain_of(const std::string& measure) { return find_run_measure(measure)->domain; }
+
 Prediction judged(std::string id, std::string claim, std::string measured, const SeedInterval& interval, double low, double high) {
     const Verdict v = judge(interval, low, high);
     return {std::move(id), std::move(claim), std::move(measured), interval, low, high, v, verdict_text(v, interval, low, high)};
@@ -96,7 +100,8 @@ std::vector<Prediction> check_predictions(const PredictionVariants& pair, const 
     std::vector<Prediction> predictions;
 
     const SeedInterval gain = interval_95(per_seed(collect(runs, attention, &RunMeasurements::test, &train::EvalMetrics::token_accuracy),
-                                                   collect(runs, base, &RunMeasurements::test, &train::EvalMetrics::token_accuracy), difference));
+                                                   collect(runs, base, &RunMeasurements::test, &train::EvalMetrics::token_accuracy), difference),
+                                          difference_domain(domain_of("test_token_accuracy")));
     predictions.push_back(judged("accuracy", "attention improves token accuracy by +0.10 to +0.20 over a pure RNN",
                                  interval_text(gain, "%+.3f") + ": " + attention + " − " + base + ", test token accuracy",
                                  gain, 0.10, 0.20));
@@ -105,23 +110,27 @@ std::vector<Prediction> check_predictions(const PredictionVariants& pair, const 
     // same minibatches, which is what "the variance of the gradient" is. The norm's coefficient of
     // variation along training is shown beside it; it also moves with the learning-rate schedule
     // and with where on its loss curve each run is (docs/experiments.md).
-    const SeedInterval noise = ratio_interval_95(per_seed(collect(runs, base, &RunMeasurements::gradient_noise),
-                                                          collect(runs, attention, &RunMeasurements::gradient_noise), ratio));
-    const SeedInterval cv = ratio_interval_95(per_seed(collect(runs, base, &RunMeasurements::grad_norm_cv),
-                                                       collect(runs, attention, &RunMeasurements::grad_norm_cv), ratio));
+    // A ratio of two numbers ≥ 0 is ≥ 0: its interval is taken on a log scale, so ×2 and ÷2 sit
+    // equally far from 1.
+    const SeedInterval noise = interval_95(per_seed(collect(runs, base, &RunMeasurements::gradient_noise),
+                                                    collect(runs, attention, &RunMeasurements::gradient_noise), ratio),
+                                           kNonNegative);
+    const SeedInterval cv = interval_95(per_seed(collect(runs, base, &RunMeasurements::grad_norm_cv),
+                                                 collect(runs, attention, &RunMeasurements::grad_norm_cv), ratio),
+                                        kNonNegative);
     predictions.push_back(judged("gradient_noise", "attention reduces gradient variance about 10× (held: within half a decade, 3.2×–32×)",
                                  interval_text(noise, "%.3g×") + ": gradient noise-to-signal E‖g_b − ḡ‖²/‖ḡ‖² at the last step, " +
                                      base + " / " + attention + " (the norm's coefficient of variation along training: " +
                                      interval_text(cv, "%.3g×") + ")",
                                  noise, std::sqrt(10.0), std::sqrt(1000.0)));
 
-    const SeedInterval share = interval_95(collect(runs, attention, &RunMeasurements::needed_share));
+    const SeedInterval share = interval_95(collect(runs, attention, &RunMeasurements::needed_share), domain_of("needed_share"));
     predictions.push_back(judged("context_attention", "attention uses the full sequence as context: it reaches ≥ 90 % of the positions the task needs",
                                  interval_text(share, "%.3f") + ": share of the task's needed (output, input) pairs that " + attention +
                                      "'s dependency kernel reaches (ε = 1 %)",
                                  share, 0.9, INFINITY));
 
-    const SeedInterval field = interval_95(collect(runs, base, &RunMeasurements::receptive_field));
+    const SeedInterval field = interval_95(collect(runs, base, &RunMeasurements::receptive_field), domain_of("receptive_field"));
     const double length = mean_of(collect(runs, base, &RunMeasurements::input_length));
     Prediction rnn = judged("context_rnn", "an RNN's effective context is about 20 tokens (held: 10–40 positions)",
                             interval_text(field, "%.1f") + " positions: " + base + "'s effective receptive field, of " +
@@ -139,14 +148,29 @@ std::vector<Prediction> check_predictions(const PredictionVariants& pair, const 
     return predictions;
 }
 
+// The page's warning when a verdict rests on fewer than kFewestSeedsForVerdict seeds; "" when none does.
+std::string few_seeds_warning(const std::vector<Prediction>& predictions, const std::vector<JudgedOwnPrediction>& own_predictions) {
+    int64_t few = 0;
+    for (const auto& p : predictions) few += p.interval.seeds < kFewestSeedsForVerdict;
+    for (const auto& p : own_predictions) few += p.interval.seeds < kFewestSeedsForVerdict;
+    if (few == 0) return "";
+    // For the same spread s the half width t·s/√n is 12.706/√2 = 8.98·s with 2 seeds, 4.303/√3 = 2.48·s with 3.
+    return "Warning: " + std::to_string(few) + " of the " + std::to_string(predictions.size() + own_predictions.size()) +
+           " verdicts below rest on fewer than " + std::to_string(kFewestSeedsForVerdict) +
+           " seeds. With 2 seeds Student's t is 12.7, so an interval is 3.6 times wider than with 3 seeds of the same "
+           "spread, and a verdict says little; run at least 3 seeds (`--set seeds=[1,2,3]`).";
+}
+
 void write_predictions(Report& report, const std::vector<Prediction>& predictions) {
     report.heading(2, "Attention-versus-RNN predictions, measured");
     report.paragraph("Each prediction is measured once per seed; the table gives the mean and its 95 % interval over seeds "
-                     "(Student's t; ratios on a log scale). A verdict is \"held\" when the whole interval lies in the "
-                     "predicted range, \"not held\" when it lies wholly outside, and \"undecided\" when it straddles a "
-                     "boundary — more seeds would be needed to say. The gradient verdict uses the noise-to-signal ratio, "
-                     "taken at the same step on the same minibatches for both models; the gradient norm's coefficient of "
-                     "variation along training is shown beside it but not judged, since it also moves with the "
+                     "(Student's t on the measure's own scale, so that the interval stays among the values the measure can "
+                     "take: a difference of accuracies on a logit scale of [−1, 1], a share on a logit scale, ratios and "
+                     "other quantities ≥ 0 on a log scale; the mean is that scale's mean mapped back). A verdict is "
+                     "\"held\" when the whole interval lies in the predicted range, \"not held\" when it lies wholly "
+                     "outside, and \"undecided\" when it straddles a boundary (or both) — more seeds would be needed to say. "
+                     "The gradient verdict uses the noise-to-signal ratio, taken at the same step on the same "
+                     "minibatches for both models; the gradient norm's coefficient of variation along training is shown beside it but not judged, since it also moves with the "
                      "learning-rate schedule and with how fast each loss falls. docs/experiments.md explains each measure.");
     std::vector<std::vector<std::string>> rows;
     for (const auto& p : predictions) rows.push_back({p.claim, p.measured, p.verdict_text});
@@ -157,8 +181,8 @@ void write_table(Report& report, const CompareConfig& config, const Runs& runs) 
     std::vector<std::vector<std::string>> rows;
     for (const auto& variant : config.variants) {
         const auto& v = variant.name;
-        rows.push_back({v, format_number(mean_of(collect(runs, v, &RunMeasurements::parameters))),
-                        format_number(mean_of(collect(runs, v, &RunMeasurements::flops_per_token))),
+        rows.push_back({v, format_count(mean_of(collect(runs, v, &RunMeasurements::parameters))),
+                        format_count(mean_of(collect(runs, v, &RunMeasurements::flops_per_token))),
                         format_mean_std(collect(runs, v, &RunMeasurements::train_seconds), 3),
                         format_mean_std(collect(runs, v, &RunMeasurements::tokens_per_second), 3),
                         format_mean_std(collect(runs, v, &RunMeasurements::final_train_loss)),
@@ -186,7 +210,9 @@ void write_decoded_table(Report& report, const CompareConfig& config, const Runs
                      "unless `beam_size` > 1), where one early mistake can derail the rest, scored against the targets "
                      "as `docs/math/text_scores.md` defines: exact match, character error rate, chrF (β = 2) and "
                      "corpus BLEU-4 (no smoothing: 0 when no line has a matching 4-gram).");
-    report.table({"variant", "decoded exact match", "character error rate", "chrF", "BLEU"}, rows);
+    report.table({"variant", "decoded exact match", "character error rate¹", "chrF", "BLEU"}, rows);
+    report.paragraph("¹ The character error rate can exceed 1: it counts insertions too, so a decoded line longer than "
+                     "its reference can need more edits than the reference has characters (`docs/math/text_scores.md`).");
 }
 
 std::vector<double> mean_accuracy_by_position(const Runs& runs, const std::string& variant) {
@@ -348,9 +374,11 @@ void write_length_sweep(Report& report, const CompareConfig& config, const Sweep
 }
 
 void write_json(const std::string& out, const CompareConfig& config, const Runs& runs, const std::vector<Prediction>& predictions,
-                const std::vector<JudgedOwnPrediction>& own_predictions, const std::optional<SweepSummary>& sweep_summary) {
+                const std::vector<JudgedOwnPrediction>& own_predictions, const std::string& warning,
+                const std::optional<SweepSummary>& sweep_summary) {
     nlohmann::json result = {{"name", config.name}, {"seeds", config.seeds}, {"variants", nlohmann::json::array()},
-                             {"predictions", nlohmann::json::array()}, {"own_predictions", own_predictions_json(own_predictions)}};
+                             {"predictions", nlohmann::json::array()}, {"own_predictions", own_predictions_json(own_predictions)},
+                             {"few_seeds_warning", warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning)}};
     const auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
     if (sweep_summary) {
         nlohmann::json sweep = {{"max_lengths", config.length_sweep->max_lengths}, {"points", nlohmann::json::array()},
@@ -395,6 +423,7 @@ void write_json(const std::string& out, const CompareConfig& config, const Runs&
         result["predictions"].push_back({{"id", p.id}, {"claim", p.claim}, {"detail", p.measured},
                                          {"mean", finite(p.interval.mean)}, {"low", finite(p.interval.low)},
                                          {"high", finite(p.interval.high)}, {"seeds", p.interval.seeds},
+                                         {"few_seeds", p.interval.seeds < kFewestSeedsForVerdict},
                                          {"range", {finite(p.low), finite(p.high)}},
                                          {"verdict", verdict_key(p.verdict)}, {"verdict_text", p.verdict_text}});
     write_file_atomic(out + "/report.json", result.dump(1) + "\n");
@@ -436,14 +465,16 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
     report.paragraph("Command: " + markdown::literal(options.command) + ". Every variant trained on the same data, splits and budget; seeds " +
                      nlohmann::json(config.seeds).dump() + " (mean ± standard deviation over seeds). Test metrics use each " +
                      "run's best validation checkpoint with teacher forcing.");
+    const auto predictions = config.predictions ? check_predictions(*config.predictions, runs) : std::vector<Prediction>{};
+    const std::vector<JudgedOwnPrediction> own_predictions = judge_own_predictions(config, runs);
+    const std::string warning = few_seeds_warning(predictions, own_predictions);
+    if (!warning.empty()) report.paragraph(warning);
     if (ranks.size() > 1)
         report.paragraph("This comparison ran over " + ranks.engine() + ": the runs were shared out, each trained in one "
                          "rank alone; ranks on one machine share its cores, and the tokens/s column counts that.");
     write_table(report, config, runs);
     write_decoded_table(report, config, runs);
-    const auto predictions = config.predictions ? check_predictions(*config.predictions, runs) : std::vector<Prediction>{};
     if (!predictions.empty()) write_predictions(report, predictions);
-    const std::vector<JudgedOwnPrediction> own_predictions = judge_own_predictions(config, runs);
     if (!own_predictions.empty()) write_own_predictions(report, own_predictions);
     write_curves(report, config, runs);
     std::optional<SweepSummary> sweep;
@@ -451,7 +482,7 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
         sweep = summarize_sweep(config, measure_length_sweep(plan));
         write_length_sweep(report, config, *sweep);
     }
-    write_json(out, config, runs, predictions, own_predictions, sweep);
+    write_json(out, config, runs, predictions, own_predictions, warning, sweep);
     return report.write();
 }
 

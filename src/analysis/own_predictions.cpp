@@ -19,6 +19,12 @@ double value_of(const std::vector<RunMeasurements>& runs, const RunMeasure& meas
     return std::numeric_limits<double>::quiet_NaN();
 }
 
+const RunMeasure& measure_named(const std::string& name) {
+    const RunMeasure* measure = find_run_measure(name);
+    if (!measure) throw ConfigError("measure \"" + name + "\" is not one of the per-run measures");
+    return *measure;
+}
+
 // "[+0.1, +0.5]"
 std::string range_text(double low, double high) {
     char text[96];
@@ -33,7 +39,7 @@ JudgedOwnPrediction judge_own_prediction(const OwnPrediction& prediction, const 
     JudgedOwnPrediction judged{prediction, {}, {}, Verdict::undecided, ""};
     // d_s = a_s − b_s: the two runs of seed s train on the same data order from the same random stream
     for (std::size_t s = 0; s < first.size() && s < second.size(); ++s) judged.differences.push_back(first[s] - second[s]);
-    judged.interval = interval_95(judged.differences);
+    judged.interval = interval_95(judged.differences, difference_domain(measure_named(prediction.measure).domain));
     judged.verdict = judge(judged.interval, prediction.low, prediction.high);
     judged.verdict_text = verdict_text(judged.verdict, judged.interval, prediction.low, prediction.high);
     return judged;
@@ -42,12 +48,11 @@ JudgedOwnPrediction judge_own_prediction(const OwnPrediction& prediction, const 
 std::vector<JudgedOwnPrediction> judge_own_predictions(const CompareConfig& config, const std::vector<RunMeasurements>& runs) {
     std::vector<JudgedOwnPrediction> judged;
     for (const OwnPrediction& prediction : config.own_predictions) {
-        const RunMeasure* measure = find_run_measure(prediction.measure);
-        if (!measure) throw ConfigError("measure \"" + prediction.measure + "\" is not one of the per-run measures");
+        const RunMeasure& measure = measure_named(prediction.measure);
         std::vector<double> first, second;
         for (const int64_t seed : config.seeds) {
-            first.push_back(value_of(runs, *measure, prediction.first, seed));
-            second.push_back(value_of(runs, *measure, prediction.second, seed));
+            first.push_back(value_of(runs, measure, prediction.first, seed));
+            second.push_back(value_of(runs, measure, prediction.second, seed));
         }
         judged.push_back(judge_own_prediction(prediction, first, second));
     }
@@ -59,8 +64,10 @@ void write_own_predictions(Report& report, const std::vector<JudgedOwnPrediction
     report.paragraph("The predictions this config states, committed to before the runs. Each is the difference of one "
                      "measure between two variants, first − second, taken seed by seed (the two runs of a seed share "
                      "the data order and the initial random stream); the table gives its mean and 95 % interval over "
-                     "seeds (Student's t). A verdict is \"held\" when the whole interval lies in the predicted range, "
-                     "\"not held\" when it lies wholly outside, and \"undecided\" when it straddles a bound — more seeds "
+                     "seeds (Student's t on a scale where the difference cannot leave the values it can take: a logit "
+                     "scale for a difference of shares or scores, plain for one of unbounded quantities). A verdict is "
+                     "\"held\" when the whole interval lies in the predicted range, \"not held\" when it lies wholly "
+                     "outside, and \"undecided\" when it straddles a bound (or both) — more seeds "
                      "would be needed to say. docs/experiments.md lists the measures and how to read each.");
     std::vector<std::vector<std::string>> rows;
     for (const JudgedOwnPrediction& p : judged)
@@ -80,7 +87,8 @@ nlohmann::json own_predictions_json(const std::vector<JudgedOwnPrediction>& judg
         list.push_back({{"claim", p.prediction.claim}, {"measure", p.prediction.measure},
                         {"variants", {p.prediction.first, p.prediction.second}}, {"range", {p.prediction.low, p.prediction.high}},
                         {"differences", differences}, {"mean", finite(p.interval.mean)}, {"low", finite(p.interval.low)},
-                        {"high", finite(p.interval.high)}, {"seeds", p.interval.seeds}, {"verdict", verdict_key(p.verdict)},
+                        {"high", finite(p.interval.high)}, {"seeds", p.interval.seeds},
+                        {"few_seeds", p.interval.seeds < kFewestSeedsForVerdict}, {"verdict", verdict_key(p.verdict)},
                         {"verdict_text", p.verdict_text}});
     }
     return list;

@@ -124,9 +124,22 @@ double std_of(const std::vector<double>& values) {
     return std::sqrt(squares / static_cast<double>(values.size() - 1));
 }
 
+std::string format_count(double value) {
+    if (std::isnan(value)) return "–";
+    const std::string digits = std::to_string(static_cast<long long>(std::llround(std::abs(value))));
+    std::string grouped;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+        grouped += digits[i];
+    }
+    return (value <= -0.5 ? "-" : "") + grouped;
+}
+
 std::string format_mean_std(const std::vector<double>& values, int significant) {
     if (values.size() < 2) return format_number(values.empty() ? NAN : values[0], significant);
-    return format_number(mean_of(values), significant) + " ± " + format_number(std_of(values), 2);
+    const double mean = mean_of(values), spread = std_of(values);
+    if (spread <= 1e-9 * std::abs(mean)) return format_number(mean, significant);
+    return format_number(mean, significant) + " ± " + format_number(spread, 2);
 }
 
 }  // namespace tf

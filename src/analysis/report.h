@@ -36,7 +36,10 @@ std::string to_csv(const svg::LinePlot& plot);     // series,x,y rows
 std::string to_csv(const svg::Heatmap& heatmap);   // row,column,value rows
 // A number for a table: 4 significant digits, "–" for NaN.
 std::string format_number(double value, int significant = 4);
-// "mean ± std" of the values (just the value when there is one).
+// A count for a table: rounded to a whole number, digits grouped by thousands ("101,504"); "–" for NaN.
+std::string format_count(double value);
+// "mean ± std" of the values; just the mean when there is one value, or when the spread is float
+// noise (std ≤ 10⁻⁹·|mean|: every seed gave the same number).
 std::string format_mean_std(const std::vector<double>& values, int significant = 4);
 double mean_of(const std::vector<double>& values);
 double std_of(const std::vector<double>& values);  // sample standard deviation (n − 1); 0 for one value

@@ -1,7 +1,8 @@
 // The per-run measures a comparison config's own predictions may name (docs/experiments.md, "Your
 // own predictions"): each is one number `compare` already measures for every run, and report.json
 // writes it for each run under the same name (the decoded scores as test_decoded.*). The table is the place to add one: a row is a name, what the
-// number is, how to read one run's value, and how to take it from a run's measurements;
+// number is, how to read one run's value, the values it can take (its interval over seeds stays
+// inside them, analysis/seed_interval.h), and how to take it from a run's measurements;
 // docs/experiments.md lists the same rows (a test holds the two together).
 #pragma once
 #include <span>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "analysis/compare_runs.h"
+#include "analysis/seed_interval.h"
 
 namespace tf {
 
@@ -16,6 +18,7 @@ struct RunMeasure {
     const char* name;          // as a prediction's "measure" names it
     const char* description;   // what the number is
     const char* reading;       // one run's value: its unit or range, and which way is better
+    Domain domain;             // the values one run's number can take
     double (*of)(const RunMeasurements& run);
 };
 

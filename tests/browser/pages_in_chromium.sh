@@ -76,14 +76,14 @@ $check dom "$work/compare/report.html" --script disabled --row gru --row gru_att
     --selected "gru_attention (seed 1): attention, head 0 (additive)" --text "Cross-attention (a decoder's attention over the source"
 
 echo "==> a screenshot of the comparison"
-screenshot_of "$work/compare/report.html" "$work/compare.png" 1200,1600
-$check png "$work/compare.png" 1200x1600
+screenshot_of "$work/compare/report.html" "$work/compare.png" 1200,2400
+$check png "$work/compare.png" 1200x2400
 # and the check must be able to fail: a blank page of the same size (one uniform colour) is refused
 python3 -c '
 import struct, sys, zlib
-width, height = 1200, 1600
+width, height = 1200, 2400
 rows = b"".join(b"\x00" + b"\xff" * (3 * width) for _ in range(height))
 chunk = lambda kind, body: struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 sys.stdout.buffer.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) +
                         chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))' >"$work/blank.png"
-if $check png "$work/blank.png" 1200x1600; then echo "error: the screenshot check passed a blank page" >&2; exit 1; fi
+if $check png "$work/blank.png" 1200x2400; then echo "error: the screenshot check passed a blank page" >&2; exit 1; fi
