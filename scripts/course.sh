@@ -34,9 +34,10 @@ grade() {
         mkdir -p "$tree/course/teacher/hidden"
         cp "$kit"/course/teacher/hidden/*.cpp "$tree/course/teacher/hidden/"
     fi
-    build_tree "$tree" > "$tree/build-for-grading.log" 2>&1 || {
-        tail -30 "$tree/build-for-grading.log" >&2
-        echo "course: $tree does not build (the log: $tree/build-for-grading.log)" >&2
+    mkdir -p "$tree/build"
+    build_tree "$tree" > "$tree/build/course-build.log" 2>&1 || {
+        tail -30 "$tree/build/course-build.log" >&2
+        echo "course: $tree does not build (the log: $tree/build/course-build.log)" >&2
         return 1
     }
     python3 "$kit/scripts/course.py" grade "$tree/build" "$@"
