@@ -15,6 +15,7 @@ const std::vector<std::string> kResumableKeys = {
     "train.accumulate_steps",          // how many pieces one step's batch is computed in
     "train.max_steps",                 // the budget
     "train.max_minutes",
+    "train.patience",
     "optimizer.schedule.total_steps",  // a schedule tied to max_steps follows a longer budget
     "train.log_every",                 // logging, evaluation and checkpoint cadence
     "train.eval_every",

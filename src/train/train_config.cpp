@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "autograd/error.h"
+
 namespace tf::train {
 
 double TemperatureCurriculum::multiplier_at(int64_t step) const {
@@ -16,6 +18,10 @@ TrainConfig read_train_config(config::JsonReader& section) {
     train.max_minutes = section.number("max_minutes", train.max_minutes, 0.0, 1e6);
     train.log_every = section.integer("log_every", train.log_every, {.min = 1, .max = 100'000'000});
     train.eval_every = section.integer("eval_every", train.eval_every, {.min = 0, .max = 100'000'000});
+    train.patience = section.integer("patience", train.patience, {.min = 0, .max = 1'000'000});
+    if (train.patience > 0 && train.eval_every == 0)
+        throw ConfigError("train.patience counts evaluations, and train.eval_every is 0 (only at the end): give it "
+                          "train.eval_every > 0 or leave patience out");
     train.eval_batches = section.integer("eval_batches", train.eval_batches, {.min = 0, .max = 100'000'000});
     train.checkpoint_every = section.integer("checkpoint_every", train.checkpoint_every, {.min = 0, .max = 100'000'000});
     train.keep_checkpoints = section.integer("keep_checkpoints", train.keep_checkpoints, {.min = 1, .max = 1000});

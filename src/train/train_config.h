@@ -22,6 +22,9 @@ struct TrainConfig {
     double max_minutes = 0;          // 0 = no time budget
     int64_t log_every = 50;
     int64_t eval_every = 200;        // 0 = only at the end
+    // Early stopping: the run ends once this many evaluations in a row have not lowered the best
+    // validation loss (max_steps stays the cap); 0 = train to max_steps.
+    int64_t patience = 0;
     int64_t eval_batches = 0;        // 0 = the whole validation split
     int64_t checkpoint_every = 500;  // 0 = only at the end (and on SIGINT/SIGTERM)
     int64_t keep_checkpoints = 3;    // older step checkpoints are deleted (best.safetensors stays)

@@ -61,8 +61,11 @@ private:
     StepOutcome agree_after_step(double loss);
     bool leader() const { return ranks_.rank() == 0; }
     // `last`: the run ends after this step (max_steps reached or the time budget spent).
-    void after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last);
+    // Returns true when this step's evaluation ends the run by train.patience (it then saves).
+    bool after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last);
     bool out_of_time(bool this_process_too) const;
+    bool plateau_reached() const;
+    bool plateau_on_every_rank(bool plateau_here);
     void save(bool also_best);
     std::string last_good_checkpoint() const;
     // "step N: <problem>; stopping. The last good checkpoint is … [Run with --check-numerics …]"
@@ -120,6 +123,9 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
     BatcherOptions batching = config.data.batching();
     batcher_ = std::make_unique<Batcher>(dataset_.train, batching);
     valid_batches_ = evaluation_batches(dataset_.valid, batching.batch_size, dataset_.is_lm());
+    if (config.train.patience > 0 && valid_batches_.empty())
+        throw ConfigError("train.patience stops on the validation loss, and this data has no validation split: give "
+                          "data a validation share or leave patience out");
     progress_.best_valid_loss = NAN;
     if (leader()) lock_run_directory();
     if (options.resume) resume();
@@ -297,20 +303,22 @@ void TrainingRun::save(bool also_best) {
 }
 
 // A run's last step, by steps or by time, evaluates, logs and saves like a scheduled one.
-void TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last) {
+bool TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last) {
     const TrainConfig& train = config_.train;
     const int64_t step = progress_.step;
     loss_sum_ += loss, tokens_since_log_ += tokens, ++steps_since_log_;
     const bool evaluate_now = (train.eval_every > 0 && step % train.eval_every == 0) || last;
-    bool improved = false;
+    bool improved = false, plateau = false;
     nlohmann::json row;
     if (evaluate_now && !valid_batches_.empty()) {
         last_valid_ = evaluate(*model_, valid_batches_, train.eval_batches);
         improved = std::isnan(progress_.best_valid_loss) || last_valid_.loss < progress_.best_valid_loss;
         if (improved) progress_.best_valid_loss = last_valid_.loss, progress_.best_step = step;
+        plateau = plateau_reached();
         row = {{"valid_loss", last_valid_.loss}, {"valid_perplexity", last_valid_.perplexity},
                {"valid_token_accuracy", last_valid_.token_accuracy}, {"valid_sequence_accuracy", last_valid_.sequence_accuracy}};
     }
+    last = last || plateau;
     if (step % train.log_every == 0 || evaluate_now || last) {
         const double interval_seconds = std::max(1e-9, seconds_since(last_log_));
         const double tokens_per_second = static_cast<double>(tokens_since_log_) / interval_seconds;
@@ -322,6 +330,25 @@ void TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t t
         loss_sum_ = 0, steps_since_log_ = 0, tokens_since_log_ = 0, all_reduce_seconds_since_log_ = 0, last_log_ = Clock::now();
     }
     if ((train.checkpoint_every > 0 && step % train.checkpoint_every == 0) || last || improved) save(improved);
+    return plateau;
+}
+
+// train.patience evaluations, each train.eval_every steps apart, since the best validation loss:
+//     step − best_step ≥ patience · eval_every.
+// It reads only the progress a checkpoint keeps, so a resumed run knows it too.
+bool TrainingRun::plateau_reached() const {
+    const TrainConfig& train = config_.train;
+    return train.patience > 0 && !std::isnan(progress_.best_valid_loss) &&
+           progress_.step - progress_.best_step >= train.patience * train.eval_every;
+}
+
+// Only the leader evaluates; at an evaluation step every rank learns whether it ended the run.
+bool TrainingRun::plateau_on_every_rank(bool plateau_here) {
+    const TrainConfig& train = config_.train;
+    if (train.patience == 0 || progress_.step % train.eval_every != 0) return false;
+    double plateau = plateau_here ? 1.0 : 0.0;
+    ranks_.all_reduce_sum(std::span<double>(&plateau, 1));
+    return plateau > 0;
 }
 
 // max_minutes counts the training time of earlier processes of this run too.
@@ -336,6 +363,8 @@ TrainResult TrainingRun::run() {
     started_ = Clock::now();   // building the data and the model is not training time
     if (out_of_time(false) && progress_.step < config_.train.max_steps)   // resumed with the budget already spent
         display_.message("time budget already spent at step " + std::to_string(progress_.step));
+    else if (plateau_reached() && progress_.step < config_.train.max_steps)
+        display_.message("stopped early before, at step " + std::to_string(progress_.step) + " (train.patience); nothing to train");
     else
         while (progress_.step < config_.train.max_steps) {
             const std::vector<int64_t> batch = batcher_->next_indices();
@@ -349,7 +378,13 @@ TrainResult TrainingRun::run() {
             }
             ++progress_.step;
             const bool last = progress_.step == config_.train.max_steps || outcome.out_of_time;
-            if (leader()) after_step(outcome.loss, outcome.grad_norm, lr, batch_tokens, last);
+            const bool plateau_here = leader() && after_step(outcome.loss, outcome.grad_norm, lr, batch_tokens, last);
+            if (!last && plateau_on_every_rank(plateau_here)) {
+                display_.message("validation loss not lower for " + std::to_string(config_.train.patience) +
+                                 " evaluations: stopped early at step " + std::to_string(progress_.step) + " (best at step " +
+                                 std::to_string(progress_.best_step) + ")");
+                break;
+            }
             if (outcome.out_of_time) {
                 display_.message("time budget reached at step " + std::to_string(progress_.step));
                 break;
