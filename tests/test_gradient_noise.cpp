@@ -8,6 +8,7 @@
 #include "analysis/gradient_noise.h"
 #include "autograd/error.h"
 #include "autograd/ops.h"
+#include "train/gradient_noise_window.h"
 
 using namespace tf;
 
@@ -67,4 +68,27 @@ TEST_CASE("minibatch gradients through the tape equal least squares' closed form
         for (int64_t f = 0; f < features; ++f) CHECK(gradients[b][f] == Approx(closed_form[b][f]).epsilon(1e-12));
     CHECK(gradient_noise_to_signal(gradients) == Approx(gradient_noise_to_signal(closed_form)).epsilon(1e-12));
     CHECK_FALSE(w.grad().defined());   // the gradients are cleared after the last minibatch
+}
+
+// The window's streaming form ((1/W) Σ‖g_t‖² − ‖ḡ‖²) / ‖ḡ‖² against the two-pass ratio above, on
+// gradients held in two parameters (one of them never reached on the second step: zeros).
+TEST_CASE("training's noise window equals the two-pass noise-to-signal over the same gradients, and restarts after each take",
+          "[unit][gradient_noise]") {
+    Tensor a = Tensor::zeros({2}, DType::f64), b = Tensor::zeros({1}, DType::f32);
+    train::GradientNoiseWindow window;
+    const std::vector<std::vector<double>> steps = {{0.3, -1.2, 2.0}, {0.9, -0.4, 0.0}, {-0.2, -1.0, 2.5}};
+    for (const auto& g : steps) {
+        a.set_grad(Tensor::from_data({g[0], g[1]}, {2}, DType::f64));
+        b = Tensor::zeros({1}, DType::f32);   // a fresh parameter has no gradient until one is set
+        if (g[2] != 0) b.set_grad(Tensor::from_data({g[2]}, {1}, DType::f32));
+        window.add({a, b});
+    }
+    CHECK(window.take() == Approx(gradient_noise_to_signal(steps)).epsilon(1e-6));
+    // A new window: one step has no spread to measure.
+    window.add({a, b});
+    CHECK(std::isnan(window.take()));
+    // Two equal steps: no noise.
+    window.add({a, b});
+    window.add({a, b});
+    CHECK(window.take() == 0);
 }

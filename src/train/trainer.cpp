@@ -18,6 +18,7 @@
 #include "train/batch_shares.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
+#include "train/gradient_noise_window.h"
 #include "train/gradient_buckets.h"
 #include "train/gradient_sum.h"
 #include "train/progress.h"
@@ -87,6 +88,7 @@ private:
     std::unique_ptr<GradientBuckets> buckets_;   // over several ranks, with GradientSum::during_backward
     std::vector<Batch> valid_batches_;
     TrainingProgress progress_;
+    GradientNoiseWindow noise_window_;   // the leader's, over the steps since the last log line
     Progress display_;
     Clock::time_point started_ = Clock::now();
     // Since the last log line:
@@ -220,6 +222,7 @@ TrainingRun::StepOutcome TrainingRun::train_step(const std::vector<int64_t>& bat
     sum_gradients();
     StepOutcome outcome = agree_after_step(loss);
     if (!std::isfinite(outcome.loss)) throw NonFiniteError(stopping("the loss is " + non_finite_text(outcome.loss)));
+    if (leader()) noise_window_.add(model_->parameters());   // the batch's gradient, before clipping
     outcome.grad_norm = clip_grad_norm(model_->parameters(), config_.optimizer.clip_grad_norm.value_or(INFINITY));
     if (!std::isfinite(outcome.grad_norm)) throw NonFiniteError(stopping("the gradient norm is " + non_finite_text(outcome.grad_norm)));
     optimizer_->step(lr);
@@ -324,6 +327,7 @@ bool TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t t
         const double tokens_per_second = static_cast<double>(tokens_since_log_) / interval_seconds;
         row["step"] = step, row["lr"] = lr, row["loss"] = loss_sum_ / static_cast<double>(steps_since_log_);
         row["grad_norm"] = grad_norm, row["tokens_per_s"] = tokens_per_second;
+        if (const double noise = noise_window_.take(); std::isfinite(noise)) row["grad_noise_to_signal"] = noise;
         if (ranks_.size() > 1) row["all_reduce_share"] = all_reduce_seconds_since_log_ / interval_seconds;
         append_to_file(dir_.metrics(), row.dump() + "\n");
         display_.update(step, row["loss"].get<double>(), tokens_per_second, evaluate_now ? &last_valid_ : nullptr);
