@@ -15,6 +15,7 @@
 
 #include "analysis/compare_columns.h"
 #include "analysis/compare_figures.h"
+#include "analysis/compare_findings.h"
 #include "analysis/compare_predictions.h"
 #include "analysis/compare_runs.h"
 #include "analysis/compare_sweep.h"
@@ -133,12 +134,13 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
     const Runs runs = measure_runs(config, plan);
     Report report(out);
     report.heading(1, "Comparison: " + markdown::literal(config.name));
-    report.paragraph("Command: " + markdown::literal(options.command) + ". Every variant trained on the same data, splits and budget; seeds " +
+    report.paragraph("Command: " + markdown::literal(options.command) + ". Every variant trained on the same data and splits, with " + budget_text(config.budget) + "; seeds " +
                      nlohmann::json(config.seeds).dump() + " (mean ± standard deviation over seeds). Test metrics use each " +
                      "run's best validation checkpoint with teacher forcing.");
-    const auto predictions = config.predictions ? check_predictions(*config.predictions, runs) : std::vector<Prediction>{};
+    const auto predictions = config.predictions ? check_predictions(config, runs) : std::vector<Prediction>{};
     const std::vector<JudgedOwnPrediction> own_predictions = judge_own_predictions(config, runs);
     const std::string warning = few_seeds_warning(predictions, own_predictions);
+    report.box("Findings", findings(config, runs, predictions, own_predictions));
     if (!warning.empty()) report.paragraph(warning);
     if (ranks.size() > 1)
         report.paragraph("This comparison ran over " + ranks.engine() + ": the runs were shared out, each trained in one "

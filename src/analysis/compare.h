@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare_budget.h"
 #include "autograd/kernels/mode.h"
 #include "config/json_reader.h"
 #include "distributed/communicator.h"
@@ -47,6 +48,7 @@ struct CompareConfig {
     std::string name;
     std::vector<int64_t> seeds = {1};
     config::Json data, optimizer, train;  // shared by every variant
+    CompareBudget budget;                 // what every variant gets equally (default: train.max_steps)
     kernels::KernelPath kernels = kernels::KernelPath::fast;   // every run's "kernels" (train/run_config.h)
     std::vector<CompareVariant> variants;
     std::optional<PredictionVariants> predictions;  // absent: the report judges none of the built-in predictions

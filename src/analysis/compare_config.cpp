@@ -160,6 +160,10 @@ CompareConfig load_compare_config(const std::string& path, const std::vector<std
     compare.data = top.raw("data");
     compare.optimizer = top.has("optimizer") ? top.raw("optimizer") : config::Json::object();
     compare.train = top.has("train") ? top.raw("train") : config::Json::object();
+    if (top.has("budget")) {
+        config::JsonReader budget = top.object("budget");
+        compare.budget = read_budget(budget);
+    }
     const config::Json& variants = top.raw("variants");
     if (!variants.is_array() || variants.size() < 2)
         throw ConfigError("variants: expected a list of at least two {\"name\", \"model\"} objects");

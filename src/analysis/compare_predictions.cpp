@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "analysis/compare_confounds.h"
 #include "analysis/markdown_text.h"
 #include "analysis/run_measures.h"
 
@@ -14,15 +15,19 @@ Domain domain_of(const std::string& measure) { return find_run_measure(measure)-
 
 Prediction judged(std::string id, std::string claim, std::string measured, const SeedInterval& interval, double low, double high) {
     const Verdict v = judge(interval, low, high);
-    return {std::move(id), std::move(claim), std::move(measured), interval, low, high, v, verdict_text(v, interval, low, high)};
+    return {std::move(id), std::move(claim), std::move(measured), interval, low, high, v, verdict_text(v, interval, low, high), ""};
 }
 
 }  // namespace
 
-std::vector<Prediction> check_predictions(const PredictionVariants& pair, const Runs& runs) {
-    const auto& base = pair.baseline;
-    const auto& attention = pair.attention;
+std::vector<Prediction> check_predictions(const CompareConfig& config, const Runs& runs) {
+    const auto& base = config.predictions->baseline;
+    const auto& attention = config.predictions->attention;
     std::vector<Prediction> predictions;
+    // Each prediction's confound is its measure's (analysis/run_measures.h), between the same two variants.
+    const auto confound = [&](const char* measure, const std::string& first, const std::string& second) {
+        return confound_text(find_run_measure(measure)->confound, config, runs, first, second);
+    };
 
     const SeedInterval gain = interval_95(per_seed(collect(runs, attention, &RunMeasurements::test, &train::EvalMetrics::token_accuracy),
                                                    collect(runs, base, &RunMeasurements::test, &train::EvalMetrics::token_accuracy), difference),
@@ -30,6 +35,7 @@ std::vector<Prediction> check_predictions(const PredictionVariants& pair, const 
     predictions.push_back(judged("accuracy", "attention improves token accuracy by +0.10 to +0.20 over a pure RNN",
                                  interval_text(gain, "%+.3f") + ": " + attention + " − " + base + ", test token accuracy",
                                  gain, 0.10, 0.20));
+    predictions.back().confound = confound("test_token_accuracy", attention, base);
 
     // The verdict uses the noise-to-signal ratio: it compares both models at the same step on the
     // same minibatches, which is what "the variance of the gradient" is. The norm's coefficient of
@@ -48,12 +54,14 @@ std::vector<Prediction> check_predictions(const PredictionVariants& pair, const 
                                      base + " / " + attention + " (the norm's coefficient of variation along training: " +
                                      interval_text(cv, "%.3g×") + ")",
                                  noise, std::sqrt(10.0), std::sqrt(1000.0)));
+    predictions.back().confound = confound("gradient_noise_to_signal", base, attention);
 
     const SeedInterval share = interval_95(collect(runs, attention, &RunMeasurements::needed_share), domain_of("needed_share"));
     predictions.push_back(judged("context_attention", "attention uses the full sequence as context: it reaches ≥ 90 % of the positions the task needs",
                                  interval_text(share, "%.3f") + ": share of the task's needed (output, input) pairs that " + attention +
                                      "'s dependency kernel reaches (ε = 1 %)",
                                  share, 0.9, INFINITY));
+    predictions.back().confound = confound("needed_share", attention, "");
 
     const SeedInterval field = interval_95(collect(runs, base, &RunMeasurements::receptive_field), domain_of("receptive_field"));
     const double length = mean_of(collect(runs, base, &RunMeasurements::input_length));
@@ -67,12 +75,14 @@ std::vector<Prediction> check_predictions(const PredictionVariants& pair, const 
     if (length <= 40 && field.seeds > 1 && field.high >= 0.9 * length) {
         rnn.verdict = Verdict::undecided;
         rnn.verdict_text = "undecided (its field may be the whole input: inputs of " + format_number(length, 3) +
-                           " positions cannot show a 10–40 limit; run the length sweep)";
+                           " positions cannot show a 10–40 limit; " +
+                           (config.length_sweep ? std::string("the length sweep below measures one)")
+                                                : std::string("a \"length_sweep\" in the config would measure one)"));
     }
+    rnn.confound = confound("receptive_field", base, "");
     predictions.push_back(rnn);
     return predictions;
 }
-
 
 std::string few_seeds_warning(const std::vector<Prediction>& predictions, const std::vector<JudgedOwnPrediction>& own_predictions) {
     int64_t few = 0;
@@ -96,10 +106,11 @@ void write_predictions(Report& report, const std::vector<Prediction>& prediction
                      "outside, and \"undecided\" when it straddles a boundary (or both) — more seeds would be needed to say. "
                      "The gradient verdict uses the noise-to-signal ratio, taken at the same step on the same "
                      "minibatches for both models; the gradient norm's coefficient of variation along training is shown beside it but not judged, since it also moves with the "
-                     "learning-rate schedule and with how fast each loss falls. docs/experiments.md explains each measure.");
+                     "learning-rate schedule and with how fast each loss falls. Beside each verdict, its known confound: what else "
+                     "differs between the two models, with its numbers (docs/experiments.md, \"Confounds\").");
     std::vector<std::vector<std::string>> rows;
-    for (const auto& p : predictions) rows.push_back({p.claim, p.measured, p.verdict_text});
-    report.table({"prediction", "measured: mean [95 % interval]", "verdict"}, rows);
+    for (const auto& p : predictions) rows.push_back({p.claim, p.measured, p.verdict_text, p.confound});
+    report.table({"prediction", "measured: mean [95 % interval]", "verdict", "known confound"}, rows);
 }
 
 nlohmann::json predictions_json(const std::vector<Prediction>& predictions) {
@@ -111,7 +122,8 @@ nlohmann::json predictions_json(const std::vector<Prediction>& predictions) {
                           {"high", finite(p.interval.high)}, {"seeds", p.interval.seeds},
                           {"few_seeds", p.interval.seeds < kFewestSeedsForVerdict},
                           {"range", {finite(p.low), finite(p.high)}},
-                          {"verdict", verdict_key(p.verdict)}, {"verdict_text", p.verdict_text}});
+                          {"verdict", verdict_key(p.verdict)}, {"verdict_text", p.verdict_text},
+                          {"confound", p.confound}});
     return result;
 }
 

@@ -22,9 +22,11 @@ struct Prediction {
     double low, high;            // the predicted range
     Verdict verdict;
     std::string verdict_text;
+    std::string confound;        // what else differs between the two models, in words (analysis/compare_confounds.h)
 };
 
-std::vector<Prediction> check_predictions(const PredictionVariants& pair, const Runs& runs);
+// The config must name the two variants (config.predictions).
+std::vector<Prediction> check_predictions(const CompareConfig& config, const Runs& runs);
 
 // The page's warning when a verdict rests on fewer than kFewestSeedsForVerdict seeds; "" when none does.
 std::string few_seeds_warning(const std::vector<Prediction>& predictions, const std::vector<JudgedOwnPrediction>& own_predictions);

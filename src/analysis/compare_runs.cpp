@@ -34,12 +34,15 @@ std::string run_name(const std::string& variant, int64_t seed, int64_t sweep_len
     return variant + (sweep_length > 0 ? "-len" + std::to_string(sweep_length) : "") + "-seed" + std::to_string(seed);
 }
 
-// The run config of one variant and seed: the shared sections with the variant's overrides; a
-// sweep's run also caps data.max_length (and min_length with it) at its length.
-config::Json variant_config(const CompareConfig& compare, const CompareVariant& variant, int64_t seed, int64_t sweep_length) {
+// The run config of one variant and seed: the shared sections with the variant's overrides, then
+// the comparison's budget (analysis/compare_budget.h; `flops_per_step` is the variant's, for a FLOPs
+// budget); a sweep's run also caps data.max_length (and min_length with it) at its length.
+config::Json variant_config(const CompareConfig& compare, const CompareVariant& variant, int64_t seed, int64_t sweep_length,
+                            double flops_per_step) {
     config::Json optimizer = compare.optimizer, train = compare.train, data = compare.data;
     optimizer.merge_patch(variant.optimizer);
     train.merge_patch(variant.train);
+    apply_budget(compare.budget, flops_per_step, train);
     if (sweep_length > 0) {
         data["max_length"] = sweep_length;
         if (data.contains("min_length") && data["min_length"].is_number_integer())
@@ -58,7 +61,8 @@ bool train_or_reuse(const train::RunConfig& config, const std::string& dir, bool
     options.run_dir = dir;
     options.quiet = quiet;
     if (run.has_run()) {
-        if (config::load_json_file(run.config()) != config.resolved)
+        // Read again as this version reads configs: a run saved before a key was added holds it at its default.
+        if (train::read_run_config(config::load_json_file(run.config()), "run").resolved != config.resolved)
             throw ConfigError(dir + " holds a run with a different config; delete it or rename the comparison");
         if (train::read_progress(run.latest()).step >= config.train.max_steps) return false;  // finished: reuse it
         options.resume = true;
@@ -99,18 +103,6 @@ double gradient_noise_at_last_checkpoint(train::LoadedRun& run, const std::strin
     return gradient_noise_to_signal(gradients);
 }
 
-// Matmul FLOPs of one training step on the first training batch, per target token.
-double training_flops_per_token(train::LoadedRun& run) {
-    const auto batches = train::evaluation_batches(run.dataset.train, run.config.data.batch_size, run.dataset.is_lm());
-    if (batches.empty()) return NAN;
-    Tape::current().clear();
-    kernels::reset_gemm_flop_count();
-    const Tensor logits = run.model->forward(train::to_model_input(batches[0]));
-    Tape::current().backward(cross_entropy(logits, batches[0].tgt_out, {train::kPadId, 0.0}));
-    run.model->zero_grad();
-    return static_cast<double>(kernels::gemm_flop_count()) / static_cast<double>(batches[0].tokens);
-}
-
 void measure_gradients(train::LoadedRun& run, const CompareConfig& compare, RunMeasurements& m) {
     std::vector<double> counts;
     for (int64_t e = 0; e < compare.examples && e < static_cast<int64_t>(run.dataset.test.size()); ++e) {
@@ -146,6 +138,9 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     const train::RunDirectory paths(dir);
     read_curve(paths.metrics(), "loss", m.loss_steps, m.losses);
     read_curve(paths.metrics(), "valid_token_accuracy", m.valid_steps, m.valid_accuracies);
+    std::vector<double> valid_loss_steps;   // the same rows as valid_steps
+    read_curve(paths.metrics(), "valid_loss", valid_loss_steps, m.valid_losses);
+    read_curve(paths.metrics(), "grad_noise_to_signal", m.noise_steps, m.noises);
     std::vector<double> norm_steps, norms;
     read_curve(paths.metrics(), "grad_norm", norm_steps, norms);
     m.grad_norm_cv = norms.empty() ? NAN : coefficient_of_variation(second_half(norm_steps, norms));
@@ -153,10 +148,13 @@ RunMeasurements measure(const CompareConfig& compare, const std::string& variant
     m.tokens_per_second = mean_tokens_per_second(paths.metrics());
     const train::TrainingProgress progress = train::read_progress(paths.latest());
     m.train_seconds = progress.elapsed_seconds;
+    m.steps = static_cast<double>(progress.step);
+    m.max_steps = static_cast<double>(run.config.train.max_steps);
     m.best_valid_loss = progress.best_valid_loss;
     m.test = train::evaluate(*run.model, train::evaluation_batches(run.dataset.test, run.config.data.batch_size, run.dataset.is_lm()));
     if (!run.dataset.is_lm() && !run.dataset.test.empty()) m.decoded = train::decode_and_score(run, run.dataset.test).scores;
-    m.flops_per_token = training_flops_per_token(run);
+    const auto train_batches = train::evaluation_batches(run.dataset.train, run.config.data.batch_size, run.dataset.is_lm());
+    m.flops_per_token = train_batches.empty() ? NAN : training_flops_per_token(*run.model, train_batches[0]);
     measure_gradients(run, compare, m);
     for (std::size_t e = 0; e < m.kernels.size(); ++e) {   // the examples whose kernels measure_gradients kept
         const AnalysisExample example = analysis_example(run, run.dataset.test[e]);
@@ -178,7 +176,12 @@ std::vector<PlannedRun> plan_runs(const CompareConfig& config, const std::string
         for (const auto& variant : config.variants)
             for (int64_t seed : config.seeds) {
                 try {
-                    train::RunConfig run = train::read_run_config(variant_config(config, variant, seed, length), variant.name);
+                    // A FLOPs budget's steps depend on what a step of this variant (at this length) costs.
+                    const double flops_per_step = config.budget.kind == BudgetKind::flops
+                        ? training_flops_per_step(train::read_run_config(variant_config(config, variant, seed, length, 0), variant.name))
+                        : 0.0;
+                    train::RunConfig run =
+                        train::read_run_config(variant_config(config, variant, seed, length, flops_per_step), variant.name);
                     train::check_new_run(run);
                     runs.push_back({std::move(run), runs_dir + "/" + run_name(variant.name, seed, length), variant.name, seed, length});
                 } catch (const ConfigError& error) {

@@ -31,7 +31,11 @@ struct RunMeasurements {
     // The test split as the model decodes it itself, scored (train/decoded_eval.h); NaN for a language model.
     train::TextScores decoded{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(),
                               std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
-    std::vector<double> loss_steps, losses, valid_steps, valid_accuracies;
+    std::vector<double> loss_steps, losses, valid_steps, valid_accuracies, valid_losses;
+    // The gradient's noise-to-signal ratio over each log window of training (train/gradient_noise_window.h);
+    // empty for a run trained before it was logged.
+    std::vector<double> noise_steps, noises;
+    double steps = 0, max_steps = 0;   // the steps trained, and train.max_steps (the cap under a time or patience budget)
     // Gradient stability, scale-free (analysis/gradient_noise.h): the noise-to-signal ratio of
     // kGradientNoiseMinibatches training minibatch gradients at the last checkpoint (the same step
     // for every run of a comparison), and the coefficient of variation of the logged gradient norm

@@ -81,6 +81,8 @@ namespace {
 constexpr const char* kStyle =
     "body{font-family:sans-serif;margin:2em auto;max-width:62em;padding:0 1em;line-height:1.45}"
     "table{border-collapse:collapse;margin:1em 0;font-size:14px}"
+    "aside.findings{border:2px solid #0072B2;border-radius:6px;background:#f2f7fb;padding:0.2em 1.2em;margin:1em 0}"
+    "aside.findings h2{margin:0.5em 0 0.2em;font-size:1.2em}aside.findings li{margin:0.35em 0}"
     "th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left}"
     "table.sortable th{cursor:pointer;background:#f2f4f8}"
     "figure{margin:1em 0}figcaption{font-size:13px;color:#555}svg{max-width:100%;height:auto}"

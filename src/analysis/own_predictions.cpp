@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "analysis/compare_confounds.h"
 #include "analysis/markdown_text.h"
 #include "analysis/run_measures.h"
 
@@ -36,7 +37,7 @@ std::string range_text(double low, double high) {
 
 JudgedOwnPrediction judge_own_prediction(const OwnPrediction& prediction, const std::vector<double>& first,
                                          const std::vector<double>& second) {
-    JudgedOwnPrediction judged{prediction, {}, {}, Verdict::undecided, ""};
+    JudgedOwnPrediction judged{prediction, {}, {}, Verdict::undecided, "", ""};
     // d_s = a_s − b_s: the two runs of seed s train on the same data order from the same random stream
     for (std::size_t s = 0; s < first.size() && s < second.size(); ++s) judged.differences.push_back(first[s] - second[s]);
     judged.interval = interval_95(judged.differences, difference_domain(measure_named(prediction.measure).domain));
@@ -55,6 +56,7 @@ std::vector<JudgedOwnPrediction> judge_own_predictions(const CompareConfig& conf
             second.push_back(value_of(runs, measure, prediction.second, seed));
         }
         judged.push_back(judge_own_prediction(prediction, first, second));
+        judged.back().confound = confound_text(measure.confound, config, runs, prediction.first, prediction.second);
     }
     return judged;
 }
@@ -68,14 +70,16 @@ void write_own_predictions(Report& report, const std::vector<JudgedOwnPrediction
                      "scale for a difference of shares or scores, plain for one of unbounded quantities). A verdict is "
                      "\"held\" when the whole interval lies in the predicted range, \"not held\" when it lies wholly "
                      "outside, and \"undecided\" when it straddles a bound (or both) — more seeds "
-                     "would be needed to say. docs/experiments.md lists the measures and how to read each.");
+                     "would be needed to say. Beside each verdict, its known confound: what else differs between the two "
+                     "variants, with its numbers. docs/experiments.md lists the measures and how to read each.");
     std::vector<std::vector<std::string>> rows;
     for (const JudgedOwnPrediction& p : judged)
         rows.push_back({"“" + markdown::literal(p.prediction.claim) + "”",
                         markdown::literal(p.prediction.measure + ": " + p.prediction.first + " − " + p.prediction.second),
                         range_text(p.prediction.low, p.prediction.high),
-                        interval_text(p.interval, "%+.4g"), p.verdict_text});
-    report.table({"claim", "measure: first − second", "predicted range", "measured: mean [95 % interval]", "verdict"}, rows);
+                        interval_text(p.interval, "%+.4g"), p.verdict_text, p.confound});
+    report.table({"claim", "measure: first − second", "predicted range", "measured: mean [95 % interval]", "verdict", "known confound"},
+                 rows);
 }
 
 nlohmann::json own_predictions_json(const std::vector<JudgedOwnPrediction>& judged) {
@@ -89,7 +93,7 @@ nlohmann::json own_predictions_json(const std::vector<JudgedOwnPrediction>& judg
                         {"differences", differences}, {"mean", finite(p.interval.mean)}, {"low", finite(p.interval.low)},
                         {"high", finite(p.interval.high)}, {"seeds", p.interval.seeds},
                         {"few_seeds", p.interval.seeds < kFewestSeedsForVerdict}, {"verdict", verdict_key(p.verdict)},
-                        {"verdict_text", p.verdict_text}});
+                        {"verdict_text", p.verdict_text}, {"confound", p.confound}});
     }
     return list;
 }

@@ -22,6 +22,7 @@ struct JudgedOwnPrediction {
     SeedInterval interval;             // over the finite d_s
     Verdict verdict = Verdict::undecided;
     std::string verdict_text;
+    std::string confound;              // what else differs between the two variants (analysis/compare_confounds.h)
 };
 
 // One prediction from the two variants' values of its measure, each listed by seed in the same order.

@@ -24,6 +24,15 @@ void Report::paragraph(const std::string& text) {
     html_ += "<p>" + html::inline_markup(text) + "</p>\n";
 }
 
+void Report::box(const std::string& title, const std::vector<std::string>& items) {
+    markdown_ += "> **" + title + "**\n>\n";
+    for (const std::string& item : items) markdown_ += "> - " + item + "\n";
+    markdown_ += "\n";
+    html_ += "<aside class=\"findings\"><h2>" + html::inline_markup(title) + "</h2><ul>\n";
+    for (const std::string& item : items) html_ += "<li>" + html::inline_markup(item) + "</li>\n";
+    html_ += "</ul></aside>\n";
+}
+
 void Report::table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
     const auto line = [](const std::vector<std::string>& cells) {
         std::string text = "|";

@@ -17,6 +17,8 @@ public:
     explicit Report(std::string directory);
     void heading(int level, const std::string& text);
     void paragraph(const std::string& text);
+    // A box of findings under its own title: a quoted list in report.md, an <aside class="findings"> on the page.
+    void box(const std::string& title, const std::vector<std::string>& items);
     void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
     void plot(const std::string& name, const svg::LinePlot& plot);
     void plot(const std::string& name, const svg::Heatmap& heatmap);

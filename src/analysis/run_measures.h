@@ -14,11 +14,23 @@
 
 namespace tf {
 
+// What else differs between two variants besides the one thing a difference of this measure is
+// read as (analysis/compare_confounds.h writes each in words, with the comparison's numbers).
+enum class Confound {
+    budget_and_size,   // a quality: measured at the budget's end (still improving?) on models of different sizes
+    loss_level,        // a gradient ratio: divides by the mean gradient, smaller at a lower loss
+    reach_not_use,     // a kernel's reach: the gradient gets to a position, which is not using it well
+    input_length,      // a receptive field: cannot exceed the input it was measured on
+    machine_load,      // a speed: what else the machine ran at the time
+    none,              // a count the config fixes
+};
+
 struct RunMeasure {
     const char* name;          // as a prediction's "measure" names it
     const char* description;   // what the number is
     const char* reading;       // one run's value: its unit or range, and which way is better
     Domain domain;             // the values one run's number can take
+    Confound confound;         // what a difference between two variants' values may owe to something else
     double (*of)(const RunMeasurements& run);
 };
 
