@@ -54,6 +54,16 @@ TEST_CASE("τ intervals apart: the sentence names the faster-growing variant, in
     CHECK(says(text, "the error of fast grows faster with length than that of slow: τ = 2 ["));
     CHECK(says(text, "against 10 ["));
     CHECK(says(error_growth_contrast("slow", slow, "fast", fast), "the error of fast grows faster"));
+    CHECK(!says(text, "e₀"));   // equal starts are not mentioned
+}
+
+TEST_CASE("τ intervals apart and e₀ far apart: the sentence says where each error starts", "[unit][length_sweep]") {
+    const ErrorGrowthOverSeeds attention = seeds({0.39, 0.40, 0.41}, {0.0002, 0.0002, 0.0002});   // τ = 2.5
+    const ErrorGrowthOverSeeds gru = seeds({0.19, 0.20, 0.21}, {0.04, 0.04, 0.04});                // τ = 5
+    const std::string text = error_growth_contrast("gru", gru, "attention", attention);
+    INFO(text);
+    CHECK(says(text, "the error of attention grows faster with length than that of gru: τ = 2.5 ["));
+    CHECK(says(text, "), from an error at zero length e₀ of 0.0002 against 0.04 (×200)."));
 }
 
 TEST_CASE("two variants without growth have overlapping τ = ∞, however their slopes differ", "[unit][length_sweep]") {

@@ -130,6 +130,9 @@ void write_length_sweep(Report& report, const CompareConfig& config, const Sweep
 
     std::string notes = "Points at zero error: " + std::to_string(zero_error_points) + " of " + std::to_string(points) +
                         (zero_error_points > 0 ? " (corrected to 0.5 token: error = 0.5 / test target tokens)." : ".");
+    if (zero_error_points > 0)
+        notes += " A perfect point says only that the error is below 1 / T; half a token is a choice inside that, and a "
+                 "variant with such points has a τ and e₀ that rest partly on it.";
     const std::set<int64_t> sizes = vocabularies(sweep);
     if (!sizes.empty()) {
         notes += " Chance token accuracy, a uniform guess over the vocabulary of V tokens, is 1/V:";

@@ -1,6 +1,7 @@
 // The sentence the length sweep's report says about two variants' error growth, from their
 // intervals over seeds (analysis/error_growth_seeds.h):
-//   - τ's intervals do not overlap: which variant's error grows faster with length;
+//   - τ's intervals do not overlap: which variant's error grows faster with length, and, τ being a
+//     rate relative to the error already there, where each starts (e₀) when that differs ×2 or more;
 //   - they overlap and e₀ differs by a factor ≥ 2: the errors grow at the same rate, as far as the
 //     seeds tell, and what differs is the error at zero length e₀, with the factor;
 //   - they overlap and e₀ is within a factor 2: the sweep does not tell them apart;
