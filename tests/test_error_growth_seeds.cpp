@@ -17,7 +17,7 @@ ErrorGrowthFit seed_fit(double rate, double e0, double r_squared = 0.9) {
 
 }  // namespace
 
-TEST_CASE("τ's interval over seeds is the t-interval of 1/τ, mapped; e₀'s is on the log scale", "[unit][length_sweep]") {
+TEST_CASE("τ's interval over seeds is the t-interval of 1/τ, mapped, and e₀'s is on the log scale", "[unit][length_sweep]") {
     // rates 0.20, 0.25, 0.30: mean 0.25, s = 0.05, t_{0.975,2} = 4.303, half width 4.303·0.05/√3 = 0.12421
     const ErrorGrowthOverSeeds growth =
         error_growth_over_seeds({seed_fit(0.20, 0.01, 0.8), seed_fit(0.25, 0.02, 0.9), seed_fit(0.30, 0.04, 1.0)});

@@ -43,7 +43,7 @@ TEST_CASE("a perfect point is kept as half a wrong token of its test targets", "
     CHECK(fit.r_squared == Approx(1));
 }
 
-TEST_CASE("two points fit exactly and have no R²; fewer cannot be fitted", "[unit][length_sweep]") {
+TEST_CASE("two points fit exactly and have no R², and fewer cannot be fitted", "[unit][length_sweep]") {
     const ErrorGrowthFit two = fit_error_growth({4, 8}, {0.9, 1 - 0.1 * std::exp(1.0)}, {100, 100});
     CHECK(two.tau == Approx(4));
     CHECK(std::isnan(two.r_squared));
