@@ -224,7 +224,8 @@ TEST_CASE("a length sweep trains every variant at each maximum length and plots 
     test::write_text(path, config.dump());
     const std::string report = read_file(run_compare(load_compare_config(path, {}), {root / "out", "tapeformer compare sweep.json", true}));
     CHECK(report.find("## Length sweep") != std::string::npos);
-    CHECK(report.find("| recurrent variant | τ (positions) |") != std::string::npos);
+    CHECK(report.find("| variant | τ (positions), 95 % over seeds | e₀, 95 % over seeds |") != std::string::npos);
+    CHECK(report.find("gru and gru_attention: too few seeds to tell") != std::string::npos);   // one seed
     for (const char* run : {"gru-len4-seed1", "gru-len8-seed1", "gru_attention-len4-seed1", "gru_attention-len8-seed1"})
         CHECK(std::filesystem::exists(std::filesystem::path(root / "out/runs") / run / "config.resolved.json"));
     // Each sweep run's data are capped at its length: min_length 3 stays, max_length becomes L.
@@ -236,11 +237,25 @@ TEST_CASE("a length sweep trains every variant at each maximum length and plots 
         INFO(point.dump());
         CHECK(point["input_length"].get<double>() >= 3);
         CHECK(point["input_length"].get<double>() <= point["max_length"].get<double>());
+        CHECK(point["target_tokens"].get<int64_t>() > 0);
+        CHECK(point["vocabulary"].get<int64_t>() > 0);
     }
-    CHECK(json["length_sweep"]["fits"].size() == 2);   // both variants are recurrent
+    REQUIRE(json["length_sweep"]["fits"].size() == 2);   // every variant is fitted
+    for (const auto& fit : json["length_sweep"]["fits"]) {
+        INFO(fit.dump());
+        CHECK(fit["points"] == 2);
+        CHECK(fit["per_seed"].size() == 1);
+        CHECK(fit["per_seed"][0]["seed"] == 1);
+        CHECK(fit["tau_interval"].is_null());   // one seed has no interval
+        CHECK(fit["zero_error_points"].get<int64_t>() >= 0);
+    }
+    CHECK(json["length_sweep"]["contrasts"].size() == 1);
     const std::string plot = read_file(root / "out/plots/length_sweep.svg");
     CHECK(test::xml_problem(plot) == "");
-    CHECK(test::count_occurrences(plot, "class=\"series\"") == 2);
+    // each variant's accuracy and its fitted curve, and the chance level
+    CHECK(test::count_occurrences(plot, "class=\"series\"") == 5);
+    CHECK(plot.find("data-name=\"gru_attention fit\"") != std::string::npos);
+    CHECK(plot.find("data-name=\"chance (1 / vocabulary)\"") != std::string::npos);
 }
 
 TEST_CASE("a length sweep needs two or more increasing lengths", "[unit]") {

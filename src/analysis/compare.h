@@ -38,8 +38,8 @@ struct OwnPrediction {
 };
 
 // Every variant trained again at each of several maximum input lengths (data.max_length), tested,
-// and its test accuracy plotted against input length, with the recurrent models' decay constant τ
-// fitted (analysis/length_sweep.h).
+// and its test accuracy plotted against input length, with every variant's decay constant τ
+// fitted per seed (analysis/length_sweep.h, analysis/error_growth_seeds.h).
 struct LengthSweep {
     std::vector<int64_t> max_lengths;   // increasing
 };

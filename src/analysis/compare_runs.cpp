@@ -228,7 +228,8 @@ std::vector<LengthPoint> measure_length_sweep(const std::vector<PlannedRun>& run
         for (const auto& example : test) length += static_cast<double>(example.src.size()) / static_cast<double>(test.size());
         const train::EvalMetrics metrics =
             train::evaluate(*run.model, train::evaluation_batches(test, run.config.data.batch_size, run.dataset.is_lm()));
-        points.push_back({planned.variant, planned.seed, planned.sweep_length, length, metrics.token_accuracy});
+        points.push_back({planned.variant, planned.seed, planned.sweep_length, length, metrics.token_accuracy, metrics.tokens,
+                          run.dataset.vocab_size});
     }
     return points;
 }

@@ -69,6 +69,8 @@ struct LengthPoint {
     int64_t seed = 0, max_length = 0;
     double input_length = 0;     // mean source length of its test split (an LM: of its sequences)
     double token_accuracy = 0;
+    int64_t target_tokens = 0;   // the test target tokens token_accuracy counts (a perfect point's error is 0.5 / this)
+    int64_t vocabulary = 0;      // the ids the model's output scores (chance token accuracy is 1 / this)
 };
 
 // Every variant and seed's run config, validated, before anything is written or trained: a bad

@@ -1,7 +1,9 @@
 // The length sweep's part of a comparison report: every variant's test accuracy against input
-// length, and each recurrent variant's fitted error growth (analysis/length_sweep.h).
+// length, its error growth error(n) = e₀·exp(n/τ) fitted per seed with intervals over seeds
+// (analysis/error_growth_seeds.h), and what differs between the variants
+// (analysis/error_growth_contrast.h).
 #pragma once
-#include <optional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,24 +11,24 @@
 
 #include "analysis/compare.h"
 #include "analysis/compare_runs.h"
-#include "analysis/length_sweep.h"
+#include "analysis/error_growth_seeds.h"
 #include "analysis/report.h"
 
 namespace tf {
 
 // A variant's sweep: for each max length, the mean over seeds of the input length and of the test
-// token accuracy; and for a recurrent variant, its fitted error growth.
+// token accuracy; and its error growth, one fit per seed.
 struct VariantSweep {
     std::string variant;
     std::vector<double> input_lengths, accuracies;
-    std::optional<ErrorGrowthFit> fit;
+    std::vector<int64_t> seeds;    // the seed of each of growth.per_seed
+    ErrorGrowthOverSeeds growth;
 };
 
 struct SweepSummary {
     std::vector<LengthPoint> points;     // one per sweep run
     std::vector<VariantSweep> variants;  // in the config's order
 };
-
 
 SweepSummary summarize_sweep(const CompareConfig& config, std::vector<LengthPoint> points);
 
