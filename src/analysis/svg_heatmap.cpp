@@ -129,18 +129,24 @@ std::string render(const Heatmap& heatmap, const Canvas& canvas) {
     for (int i = 0; i < 20; ++i)
         out << "<rect x=\"" << bar_x << "\" y=\"" << number(canvas.top + area_height * (19 - i) / 20.0) << "\" width=\"" << 20 * u
             << "\" height=\"" << number(area_height / 20.0 + 0.3) << "\" fill=\"" << colour_at((i + 0.5) / 20.0) << "\"/>\n";
-    if (!scale.log) {
-        out << "<text x=\"" << bar_x + 26 * u << "\" y=\"" << canvas.top + 10 * u << "\">" << number(high) << "</text>\n"
-            << "<text x=\"" << bar_x + 26 * u << "\" y=\"" << canvas.top + area_height << "\">" << number(low) << "</text>\n";
-    } else {
-        // A label at each decade (every second or more when there are many), and what the lowest colour holds.
-        const int first = static_cast<int>(std::ceil(low - 1e-9)), last = static_cast<int>(std::floor(high + 1e-9));
+    // The ends' values; on a log scale only when it spans fewer than two decade marks (else those say it).
+    const int first = static_cast<int>(std::ceil(low - 1e-9)), last = static_cast<int>(std::floor(high + 1e-9));
+    const bool ends_labelled = !scale.log || last - first < 1;
+    if (ends_labelled)
+        out << "<text x=\"" << bar_x + 26 * u << "\" y=\"" << canvas.top + 10 * u << "\">" << number(scale.shown(high)) << "</text>\n"
+            << "<text x=\"" << bar_x + 26 * u << "\" y=\"" << canvas.top + area_height << "\">" << number(scale.shown(low))
+            << "</text>\n";
+    if (scale.log) {
+        // A mark at each decade (every second or more when there are many), and what the lowest colour holds.
         const int every = std::max(1, (last - first + 7) / 8);
         for (int k = last; k >= first; k -= every) {
             const double y = high > low ? canvas.top + area_height * (high - k) / (high - low) : canvas.top + area_height / 2;
             out << "<line class=\"decade\" x1=\"" << bar_x + 20 * u << "\" y1=\"" << number(y) << "\" x2=\"" << bar_x + 24 * u
-                << "\" y2=\"" << number(y) << "\" stroke=\"#333\"/><text x=\"" << bar_x + 26 * u << "\" y=\"" << number(y + 4 * u)
-                << "\">" << parts::decade(k) << "</text>\n";
+                << "\" y2=\"" << number(y) << "\" stroke=\"#333\"/>";
+            // Its label, unless it would overlap an end's.
+            if (!ends_labelled || (y > canvas.top + 2 * canvas.font && y < canvas.top + area_height - 1.5 * canvas.font))
+                out << "<text x=\"" << bar_x + 26 * u << "\" y=\"" << number(y + 4 * u) << "\">" << parts::decade(k) << "</text>";
+            out << "\n";
         }
         if (scale.clipped)
             out << "<text class=\"note\" x=\"" << bar_x << "\" y=\"" << canvas.top + area_height + 18 * u << "\">lowest: ≤ "

@@ -129,12 +129,14 @@ std::string render(const LinePlot& plot, const Canvas& c) {
         out << "<text class=\"legend\" x=\"" << legend_x + 31 * u << "\" y=\"" << legend_y + 4 * u << "\">" << escape(series.name)
             << "</text>\n";
     }
-    if (any_below_floor) {   // the legend says what ▼ means, on two rows under the series
+    if (any_below_floor) {   // the legend says what ▼ means, on three rows under the series
         const double note_y = c.top + 10 * u + 20 * u * static_cast<double>(plot.series.size()), note_x = c.width - c.right + 15 * u;
-        out << "<path d=\"" << floor_marker(note_x + 12.5 * u, note_y, 2 * c.line_width) << "\" fill=\"#666\"/>"
-            << "<text class=\"note\" x=\"" << note_x + 31 * u << "\" y=\"" << note_y + 4 * u << "\">values below "
-            << parts::decade(-plot.log_decades) << " × max</text><text class=\"note\" x=\"" << note_x + 31 * u << "\" y=\""
-            << note_y + 24 * u << "\">drawn at the floor</text>\n";
+        const std::string rows[] = {"values below", parts::decade(-plot.log_decades) + " × max are", "drawn at the floor"};
+        out << "<path d=\"" << floor_marker(note_x + 12.5 * u, note_y, 2 * c.line_width) << "\" fill=\"#666\"/>";
+        for (int row = 0; row < 3; ++row)
+            out << "<text class=\"note\" x=\"" << note_x + 31 * u << "\" y=\"" << note_y + 4 * u + 20 * u * row << "\">" << rows[row]
+                << "</text>";
+        out << "\n";
     }
     out << "</svg>\n";
     return out.str();
