@@ -2,7 +2,6 @@
 #include "analysis/compare_figures.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "analysis/compare_series.h"
 #include "analysis/markdown_text.h"
@@ -78,7 +77,7 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
     report.heading(2, "Dependency kernels");
     report.paragraph("K(i, j) = ||dy_i/dx_j|| (docs/math/theory.md §4) for the first test example, first seed, coloured "
                      "on a log scale over " + std::to_string(kKernelDecades) + " decades below its largest value (smaller "
-                     "values take the lowest colour), so a geometric decay shows as an even gradient; the "
+                     "values take the lowest colour), so a geometric decay shows as an even ramp of colour; the "
                      "effective receptive field counts the j with K(i, j) above 1% of row i's largest (§5). The task's ideal "
                      "kernel marks the inputs each correct output is a function of (docs/experiments.md, \"Context used\"): "
                      "a model that reaches them all has a share of 1.");
