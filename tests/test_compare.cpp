@@ -1,6 +1,7 @@
 // `compare` end to end on a tiny budget: the report lists every variant and every prediction,
 // report.json holds the numbers, every SVG is well-formed with one series per variant, and a
-// second call reuses the finished runs; without "predictions", any variants compare and none is judged.
+// second call reuses the finished runs (and with --figures writes slide-size copies); without
+// "predictions", any variants compare and none is judged.
 #include "catch.h"
 #include <algorithm>
 #include <filesystem>
@@ -61,6 +62,11 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     REQUIRE(json["variants"].size() == 3);
     CHECK(json["variants"][0]["runs"].size() == 2);  // two seeds
     CHECK(json["variants"][1]["runs"][0]["accuracy_by_position"].size() >= 4);
+    // Beside each accuracy, the number of test tokens it counts.
+    for (const auto& run : json["variants"][1]["runs"]) {
+        REQUIRE(run["tokens_by_position"].size() == run["accuracy_by_position"].size());
+        CHECK(run["tokens_by_position"][0].get<int64_t>() > 0);
+    }
     // The table prints each variant's parameter count whole, its thousands grouped ("101,504").
     for (const auto& variant : json["variants"]) {
         const double parameters = variant["runs"][0]["parameters"];
@@ -113,10 +119,37 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     CHECK(plots == 4 + 1 + 3);  // loss, accuracy, by position, by distance + the task's ideal kernel + one kernel per variant
     CHECK(report.find("The task's ideal kernel") != std::string::npos);
 
-    // A second call finds every run finished and only measures again.
+    // A second call, from the command line, finds every run finished and only measures again; with
+    // --figures it writes each figure once more at slide size into a folder it creates.
     const auto stamp = std::filesystem::last_write_time(root / "out" / "runs" / "gru-seed1" / "metrics.jsonl");
-    run_compare(config, options);
+    const test::CliResult again = test::run_cli({"compare", test::kTinyComparisonPath, "--run-dir", (root / "out").string(),
+                                                 "--figures", (root / "slides" / "tiny").string(), "--quiet"});
+    INFO(again.err);
+    REQUIRE(again.exit_code == 0);
     CHECK(std::filesystem::last_write_time(root / "out" / "runs" / "gru-seed1" / "metrics.jsonl") == stamp);
+    int slides = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(root / "out" / "plots")) {
+        if (entry.path().extension() != ".svg") continue;
+        const std::string slide = read_file((root / "slides" / "tiny" / entry.path().filename()).string());
+        INFO(entry.path().filename().string());
+        CHECK(test::xml_problem(slide) == "");
+        CHECK(slide.find("width=\"1280\" height=\"720\"") != std::string::npos);
+        CHECK(slide.find("font-size=\"24\"") != std::string::npos);
+        ++slides;
+    }
+    CHECK(slides == plots);
+    CHECK(read_file((root / "out" / "report.md").string()).find("--figures") != std::string::npos);
+}
+
+TEST_CASE("compare --figures naming a file exits 2 before training, saying so", "[integration]") {
+    const test::TempDir dir("tapeformer-compare-figures");
+    test::write_text(dir / "notes.txt", "mine");
+    const test::CliResult refused =
+        test::run_cli({"compare", test::kTinyComparisonPath, "--run-dir", dir / "comparison", "--figures", dir / "notes.txt"});
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("--figures") && Catch::Contains("is a file, not a folder"));
+    CHECK_FALSE(std::filesystem::exists(dir / "comparison"));
+    CHECK(test::read_text(dir / "notes.txt") == "mine");
 }
 
 TEST_CASE("comparison config errors name their path", "[unit]") {

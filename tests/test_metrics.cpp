@@ -31,6 +31,7 @@ TEST_CASE("token, sequence and per-position accuracy match a hand count", "[unit
     CHECK(metrics.accuracy_by_position[0] == 1.0);
     CHECK(metrics.accuracy_by_position[1] == 1.0);
     CHECK(metrics.accuracy_by_position[2] == 0.5);
+    CHECK(metrics.tokens_by_position == std::vector<int64_t>{3, 3, 2});   // position 2's accuracy rests on 2 targets
     CHECK(metrics.loss == Approx(0.5));
     CHECK(metrics.perplexity == Approx(std::exp(0.5)));
 }
@@ -44,4 +45,5 @@ TEST_CASE("merging counts weights the loss by tokens", "[unit]") {
     CHECK(metrics.loss == Approx((2 * 1.0 + 3 * 4.0) / 5));
     CHECK(metrics.accuracy_by_position.size() == 4);
     CHECK(std::isnan(metrics.accuracy_by_position[3]));
+    CHECK(metrics.tokens_by_position == std::vector<int64_t>{2, 2, 1, 0});
 }

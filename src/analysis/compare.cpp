@@ -91,6 +91,7 @@ void write_json(const std::string& out, const CompareConfig& config, const Runs&
                                  {"test_decoded", {{"exact_match", finite(run.decoded.exact_match)}, {"cer", finite(run.decoded.cer)},
                                                    {"chrf", finite(run.decoded.chrf)}, {"bleu", finite(run.decoded.bleu)}}},
                                  {"accuracy_by_position", by_position}, {"gradient_norm_by_distance", by_distance},
+                                 {"tokens_by_position", run.test.tokens_by_position},
                                  {"gradient_noise_to_signal", finite(run.gradient_noise)}, {"grad_norm_cv", finite(run.grad_norm_cv)},
                                  {"receptive_field", finite(run.receptive_field)}, {"input_length", run.input_length},
                                  {"needed_share", finite(run.needed_share)}});
@@ -133,6 +134,7 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
 
     const Runs runs = measure_runs(config, plan);
     Report report(out);
+    if (!options.figures_dir.empty()) report.also_write_slides(options.figures_dir);
     report.heading(1, "Comparison: " + markdown::literal(config.name));
     report.paragraph("Command: " + markdown::literal(options.command) + ". Every variant trained on the same data and splits, with " + budget_text(config.budget) + "; seeds " +
                      nlohmann::json(config.seeds).dump() + " (mean ± standard deviation over seeds). Test metrics use each " +

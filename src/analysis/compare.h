@@ -75,6 +75,9 @@ struct CompareOptions {
     // The processes that share out the runs (each run trains in one of them alone); rank 0 measures
     // every run and writes the report. nullptr: this process alone.
     distributed::Communicator* ranks = nullptr;
+    // Also write each of the report's figures as figures_dir/<name>.svg at slide size (svg::slide());
+    // created if missing. "": none.
+    std::string figures_dir = {};
 };
 
 // Trains (or reuses finished runs, or resumes unfinished ones), measures, writes the report.

@@ -2,28 +2,17 @@
 #include "analysis/compare_figures.h"
 
 #include <algorithm>
-#include <cmath>
 
+#include "analysis/compare_series.h"
 #include "analysis/markdown_text.h"
 
 namespace tf {
 
 namespace {
 
-// The mean over seeds of a per-run curve (curves of one variant share their x values).
-svg::Series mean_series(const Runs& runs, const std::string& variant, std::vector<double> RunMeasurements::*xs,
-                        std::vector<double> RunMeasurements::*ys) {
-    svg::Series series{variant, {}, {}};
-    int64_t seeds = 0;
-    for (const auto& run : runs) {
-        if (run.variant != variant) continue;
-        ++seeds;
-        if (series.x.empty()) series.x = run.*xs, series.y.assign((run.*ys).size(), 0.0);
-        for (std::size_t i = 0; i < series.y.size() && i < (run.*ys).size(); ++i) series.y[i] += (run.*ys)[i];
-    }
-    for (double& y : series.y) y /= static_cast<double>(std::max<int64_t>(1, seeds));
-    return series;
-}
+// Decades a figure's log scale spans below its largest value: the gradient norms' axis, the kernels' colours.
+constexpr int kGradientDecades = 8;
+constexpr int kKernelDecades = 6;
 
 std::vector<double> indices(std::size_t count) {
     std::vector<double> xs(count);
@@ -31,32 +20,19 @@ std::vector<double> indices(std::size_t count) {
     return xs;
 }
 
-std::vector<double> mean_accuracy_by_position(const Runs& runs, const std::string& variant) {
-    std::vector<double> total, count;
-    for (const auto& run : runs) {
-        if (run.variant != variant) continue;
-        const auto& by_position = run.test.accuracy_by_position;
-        if (total.size() < by_position.size()) total.resize(by_position.size(), 0.0), count.resize(by_position.size(), 0.0);
-        for (std::size_t t = 0; t < by_position.size(); ++t)
-            if (!std::isnan(by_position[t])) total[t] += by_position[t], count[t] += 1;
-    }
-    for (std::size_t t = 0; t < total.size(); ++t) total[t] = count[t] ? total[t] / count[t] : NAN;
-    return total;
-}
-
 }  // namespace
 
 void write_curves(Report& report, const CompareConfig& config, const Runs& runs) {
-    svg::LinePlot loss{"Training loss", "step", "loss (mean over seeds)", {}, true};
-    svg::LinePlot accuracy{"Validation token accuracy", "step", "token accuracy", {}, false};
-    svg::LinePlot by_position{"Test accuracy by target position", "target position t", "token accuracy", {}, false};
+    svg::LinePlot loss{"Training loss", "step", "training loss (nats per target token, mean over seeds)", {}, true};
+    svg::LinePlot accuracy{"Validation token accuracy", "step", "validation token accuracy (mean over seeds)", {}, false};
+    svg::LinePlot by_position{"Test accuracy by target position", "target position t", "test token accuracy", {}, false};
     svg::LinePlot by_distance{"Gradient norm by distance", "distance d = S − j + i (source j, then target i; LM: i − j)",
                               "mean ||dL_i/dx_j||", {}, true};
+    by_distance.log_decades = kGradientDecades;
     for (const auto& variant : config.variants) {
-        loss.series.push_back(mean_series(runs, variant.name, &RunMeasurements::loss_steps, &RunMeasurements::losses));
-        accuracy.series.push_back(mean_series(runs, variant.name, &RunMeasurements::valid_steps, &RunMeasurements::valid_accuracies));
-        const auto position = mean_accuracy_by_position(runs, variant.name);
-        by_position.series.push_back({variant.name, indices(position.size()), position});
+        loss.series.push_back(seed_mean_series(runs, variant.name, &RunMeasurements::loss_steps, &RunMeasurements::losses));
+        accuracy.series.push_back(seed_mean_series(runs, variant.name, &RunMeasurements::valid_steps, &RunMeasurements::valid_accuracies));
+        by_position.series.push_back(accuracy_by_position_series(runs, variant.name));
         for (const auto& run : runs)
             if (run.variant == variant.name) {
                 by_distance.series.push_back({variant.name, indices(run.gradient_by_distance.size()), run.gradient_by_distance});
@@ -64,17 +40,25 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
             }
     }
     report.heading(2, "Learning curves");
+    report.paragraph("Each line is the mean over the seeds; the shaded band spans the lowest to the highest seed at each "
+                     "step (min–max over " + std::to_string(config.seeds.size()) + " seeds; none with one seed). Dots mark "
+                     "the steps where a curve was measured when it has few of them.");
     report.plot("loss", loss);
     report.plot("valid_accuracy", accuracy);
     report.heading(2, "Accuracy by position");
-    report.paragraph("Where recurrence forgets, accuracy falls toward the end of long sequences.");
+    report.paragraph("Test token accuracy at each target position t, mean over seeds. The band is a 95% Wilson interval "
+                     "from that accuracy and the number of test tokens at the position (in one run): positions with few "
+                     "tokens have wide bands. Positions with fewer than " + std::to_string(kFewestPositionTokens) +
+                     " test tokens are left out; report.json lists every position's accuracy and token count.");
     report.plot("accuracy_by_position", by_position);
     report.heading(2, "Gradient flow");
     report.paragraph("Mean norm of the loss gradient at target position i with respect to the input vector at source "
                      "position j, by their distance in the stream a recurrence reads — all S source tokens, then the "
                      "target — d = S − j + i (for a language model d = i − j). First seed, mean over the probed test "
                      "examples. Through an RNN the gradient decays with that path length (vanishing gradients, "
-                     "Bengio et al. 1994); attention's need not (docs/math/theory.md §6).");
+                     "Bengio et al. 1994); attention's need not (docs/math/theory.md §6). The axis spans " +
+                     std::to_string(kGradientDecades) + " decades below the largest value: smaller values (exact zeros "
+                     "too) are drawn on its floor as ▼, their numbers in plots/gradient_by_distance.csv.");
     report.plot("gradient_by_distance", by_distance);
     std::vector<std::vector<std::string>> rows;
     for (const auto& variant : config.variants)
@@ -91,7 +75,9 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
     report.table({"variant", "gradient noise-to-signal (last step)", "gradient-norm CV (late steps)",
                   "effective receptive field (positions)", "input length", "share of needed positions reached"}, rows);
     report.heading(2, "Dependency kernels");
-    report.paragraph("K(i, j) = ||dy_i/dx_j|| (docs/math/theory.md §4) for the first test example, first seed; the "
+    report.paragraph("K(i, j) = ||dy_i/dx_j|| (docs/math/theory.md §4) for the first test example, first seed, coloured "
+                     "on a log scale over " + std::to_string(kKernelDecades) + " decades below its largest value (smaller "
+                     "values take the lowest colour), so a geometric decay shows as an even ramp of colour; the "
                      "effective receptive field counts the j with K(i, j) above 1% of row i's largest (§5). The task's ideal "
                      "kernel marks the inputs each correct output is a function of (docs/experiments.md, \"Context used\"): "
                      "a model that reaches them all has a share of 1.");
@@ -104,9 +90,10 @@ void write_curves(Report& report, const CompareConfig& config, const Runs& runs)
                                                              "needed (1) or not (0)", run.ideal_kernels.front(), {}, {}});
                     ideal_drawn = true;
                 }
-                report.plot("kernel_" + variant.name, svg::Heatmap{"Dependency kernel: " + variant.name, "input position j",
-                                                                    "output position i", "||dy_i/dx_j||",
-                                                                    run.kernels.empty() ? Matrix{} : run.kernels.front(), {}, {}});
+                report.plot("kernel_" + variant.name,
+                            svg::Heatmap{"Dependency kernel: " + variant.name, "input position j", "output position i",
+                                         "||dy_i/dx_j|| (log)", run.kernels.empty() ? Matrix{} : run.kernels.front(), {}, {},
+                                         kKernelDecades});
                 break;
             }
     report.heading(2, "Viewer");

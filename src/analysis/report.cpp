@@ -1,6 +1,7 @@
 // Report assembly.
 #include "analysis/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -60,14 +61,21 @@ void Report::add_plot(const std::string& name, const std::string& title, const s
              name + ".csv</a>)</figcaption></figure>\n";
 }
 
+void Report::also_write_slides(const std::string& directory) {
+    make_directories(directory);
+    slides_directory_ = directory;
+}
+
 void Report::plot(const std::string& name, const svg::LinePlot& plot) {
     write_file_atomic(directory_ + "/plots/" + name + ".csv", to_csv(plot));
     add_plot(name, plot.title, svg::render(plot));
+    if (!slides_directory_.empty()) write_file_atomic(slides_directory_ + "/" + name + ".svg", svg::render(plot, svg::slide()));
 }
 
 void Report::plot(const std::string& name, const svg::Heatmap& heatmap) {
     write_file_atomic(directory_ + "/plots/" + name + ".csv", to_csv(heatmap));
     add_plot(name, heatmap.title, svg::render(heatmap));
+    if (!slides_directory_.empty()) write_file_atomic(slides_directory_ + "/" + name + ".svg", svg::render(heatmap, svg::slide()));
 }
 
 void Report::viewer(const std::vector<ViewerExample>& examples) {
@@ -97,10 +105,18 @@ std::string csv_number(double value) {
 }  // namespace
 
 std::string to_csv(const svg::LinePlot& plot) {
-    std::string text = "series," + csv_field(plot.x_label) + "," + csv_field(plot.y_label) + "\n";
+    const bool bands = std::any_of(plot.series.begin(), plot.series.end(), [](const svg::Series& s) { return !s.low.empty(); });
+    std::string text = "series," + csv_field(plot.x_label) + "," + csv_field(plot.y_label) + (bands ? ",low,high" : "") + "\n";
+    // ",low,high" at point i, a field left empty where the series has no band there.
+    const auto band_fields = [](const svg::Series& series, std::size_t i) {
+        std::string fields;
+        for (const auto* end : {&series.low, &series.high}) fields.append(",").append(i < end->size() ? csv_number((*end)[i]) : "");
+        return fields;
+    };
     for (const auto& series : plot.series)
         for (std::size_t i = 0; i < std::min(series.x.size(), series.y.size()); ++i)
-            text += csv_field(series.name) + "," + csv_number(series.x[i]) + "," + csv_number(series.y[i]) + "\n";
+            text += csv_field(series.name) + "," + csv_number(series.x[i]) + "," + csv_number(series.y[i]) +
+                    (bands ? band_fields(series, i) : std::string()) + "\n";
     return text;
 }
 

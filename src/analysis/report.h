@@ -1,7 +1,8 @@
 // Reports with SVG plots, written twice from the same calls: report.md (plots linked) and
 // report.html (plots inline, tables sortable; one file that opens offline in a browser,
 // analysis/html_page.h). Every plot is also written as plots/<name>.svg with its numbers beside it
-// in plots/<name>.csv, so a reader can check any picture.
+// in plots/<name>.csv, so a reader can check any picture; and, when asked, again as <dir>/<name>.svg
+// drawn for a slide (svg::slide()).
 #pragma once
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ public:
     // A box of findings under its own title: a quoted list in report.md, an <aside class="findings"> on the page.
     void box(const std::string& title, const std::vector<std::string>& items);
     void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+    // From now on every plot is also written as directory/<name>.svg at slide size; creates directory.
+    void also_write_slides(const std::string& directory);
     void plot(const std::string& name, const svg::LinePlot& plot);
     void plot(const std::string& name, const svg::Heatmap& heatmap);
     // The page's interactive viewer of these maps (report.md, which cannot hold one, names the page).
@@ -30,11 +33,12 @@ public:
 private:
     void add_plot(const std::string& name, const std::string& title, const std::string& svg);
     std::string directory_;
+    std::string slides_directory_;   // "": no slide versions
     std::string markdown_, html_;
     std::string title_;   // the first heading's text: the page's title
 };
 
-std::string to_csv(const svg::LinePlot& plot);     // series,x,y rows
+std::string to_csv(const svg::LinePlot& plot);     // series,x,y rows (and low,high when a series has a band)
 std::string to_csv(const svg::Heatmap& heatmap);   // row,column,value rows
 // A number for a table: 4 significant digits, "–" for NaN.
 std::string format_number(double value, int significant = 4);

@@ -59,6 +59,7 @@ EvalMetrics summarize(const PredictionCounts& counts) {
     for (std::size_t t = 0; t < counts.total_at.size(); ++t)
         metrics.accuracy_by_position.push_back(
             counts.total_at[t] ? static_cast<double>(counts.correct_at[t]) / static_cast<double>(counts.total_at[t]) : nan);
+    metrics.tokens_by_position = counts.total_at;
     return metrics;
 }
 

@@ -24,6 +24,7 @@ struct EvalMetrics {
     double loss = 0, perplexity = 0, token_accuracy = 0, sequence_accuracy = 0;
     int64_t tokens = 0, sequences = 0;
     std::vector<double> accuracy_by_position;  // NaN where no target had that position
+    std::vector<int64_t> tokens_by_position;   // the targets each accuracy counts (its sample size)
 };
 
 // loss = loss_sum / tokens,  perplexity = e^loss,  accuracies = correct / total.
