@@ -96,6 +96,7 @@ void write_length_sweep(Report& report, const CompareConfig& config, const Sweep
             if (!std::isfinite(e0) || !std::isfinite(rate)) continue;
             svg::Series fit;
             fit.name = curve.variant + " fit";
+            fit.markers = svg::Markers::off, fit.dashed = true;
             for (int k = 0; k < kFitCurvePoints; ++k) {
                 const double n = x_low + (x_high - x_low) * k / (kFitCurvePoints - 1);
                 const double accuracy = 1 - e0 * std::exp(rate * n);
@@ -109,7 +110,7 @@ void write_length_sweep(Report& report, const CompareConfig& config, const Sweep
         for (const int64_t size : sizes) {
             const double chance = 1.0 / static_cast<double>(size);
             plot.series.push_back({sizes.size() == 1 ? "chance (1 / vocabulary)" : "chance (1 / " + std::to_string(size) + ")",
-                                   {x_low, x_high}, {chance, chance}});
+                                   {x_low, x_high}, {chance, chance}, {}, {}, svg::Markers::off, true});
         }
     }
     report.plot("length_sweep", plot);
