@@ -31,6 +31,11 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
     for (const char* variant : {"gru", "gru_attention", "transformer"}) CHECK(report.find(std::string("| ") + variant + " |") != std::string::npos);
     for (const char* claim : {"+0.10 to +0.20", "about 10×", "full sequence as context", "about 20 tokens"})
         CHECK(report.find(claim) != std::string::npos);
+    // The findings box opens the page, before the first table; every verdict has its confound.
+    CHECK(report.find("> **Findings**") < report.find("| variant | parameters"));
+    CHECK(report.find("> - **Ranking** by test token accuracy (mean of 2 seeds): ") != std::string::npos);
+    CHECK(report.find("| prediction | measured: mean [95 % interval] | verdict | known confound |") != std::string::npos);
+    CHECK(report.find("Budget: equal steps, 6 steps each.") != std::string::npos);
     // The decoded scores' table: a row per variant, after the table's header.
     const std::size_t decoded = report.find("| variant | decoded exact match | character error rate¹ | chrF | BLEU |");
     REQUIRE(decoded != std::string::npos);
@@ -49,6 +54,7 @@ TEST_CASE("compare writes a report with every variant, prediction and plot, and 
         CHECK(page.find(std::string("<tr><td>") + variant + "</td>") != std::string::npos);
     CHECK(page.find("full sequence as context") != std::string::npos);
     CHECK(page.find(warning) != std::string::npos);
+    CHECK(test::count_occurrences(page, "<aside class=\"findings\">") == 1);
     // The viewer: each variant's first seed, a kernel apiece, the attention variants' maps too.
     CHECK(test::count_occurrences(page, "<section class=\"attention-viewer\">") == 1);
     for (const char* variant : {"gru", "gru_attention", "transformer"})
@@ -361,7 +367,7 @@ TEST_CASE("compare --dry-run lists every run with an estimated time and writes n
             CHECK(planned.out.find(seed) != std::string::npos);
         }
     CHECK(test::count_occurrences(planned.out, "      6 steps") == 6);
-    CHECK(planned.out.find("6 runs, about ") != std::string::npos);
+    CHECK(planned.out.find("Budget: equal steps\n6 runs, about ") != std::string::npos);
     CHECK(planned.out.find(dir / "comparison/runs/gru_attention-seed2") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(dir / "comparison"));
     const test::CliResult bad = test::run_cli({"compare", tf::test::kTinyComparisonPath, "--dry-run", "--set", "seeds=[]"});

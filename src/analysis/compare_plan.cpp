@@ -35,6 +35,7 @@ int64_t mean_length(const train::RunConfig& run) {
 
 ComparisonPlan plan_comparison(const CompareConfig& config, const std::string& out_dir, int steps) {
     ComparisonPlan plan;
+    plan.budget = config.budget;
     std::map<std::pair<std::string, int64_t>, double> step_seconds;   // (variant, sweep length) → seconds
     std::map<int64_t, int64_t> lengths;                               // sweep length → mean example length
     for (PlannedRun& run : plan_runs(config, out_dir + "/runs")) {
@@ -64,6 +65,10 @@ std::string plan_text(const ComparisonPlan& plan) {
         text += std::string(line) + (estimate.run.sweep_length > 0 ? "  (sweep max_length " + std::to_string(estimate.run.sweep_length) + ")" : "") +
                 "  " + estimate.run.dir + "\n";
     }
+    text += "Budget: " + budget_text(plan.budget);
+    if (plan.budget.kind == BudgetKind::minutes || plan.budget.kind == BudgetKind::until_plateau)
+        text += "; the steps above are each run's cap (train.max_steps) and the times an upper bound";
+    text += '\n';
     text += std::to_string(plan.runs.size()) + " runs, about " + duration_text(plan.train_seconds) +
             " of training one after the other (3 timed steps a variant on random tokens of the examples' mean length;"
             " evaluation, checkpoints and the report's measurements come on top)\n";

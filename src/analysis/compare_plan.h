@@ -18,6 +18,7 @@ struct RunEstimate {
 struct ComparisonPlan {
     std::vector<RunEstimate> runs;
     double train_seconds = 0;  // all of them, one after the other
+    CompareBudget budget;      // under a time or until-plateau budget, the steps are a cap and the times an upper bound
 };
 
 // Plans the runs as `compare` would (into out_dir/runs) and times `steps` training steps of each

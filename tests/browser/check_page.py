@@ -3,6 +3,7 @@
 
   check_page.py dom DOM_FILE [--script ran|absent|disabled] [--row NAME]... [--rows N]
                 [--option PREFIX]... [--selected PREFIX] [--examples N] [--svgs N] [--nodes N] [--text TEXT]...
+                [--findings N] [--filled-column HEADER]...
       DOM_FILE is `chromium --headless --dump-dom PAGE`: the document after the page's script ran.
   check_page.py png PNG_FILE WIDTHxHEIGHT
       a screenshot: a PNG of that size showing the page drawn (text, and the plots' colours).
@@ -99,10 +100,69 @@ class Page(HTMLParser):
             self._capture.append(data)
 
 
+class Tables(HTMLParser):
+    """The findings box's items, and every table as its header cells and its body rows' cells."""
+
+    def __init__(self):
+        super().__init__()
+        self.findings = 0           # <li> inside <aside class="findings">
+        self.tables = []            # {"header": [text], "rows": [[text]]}
+        self._in_findings = False
+        self._cell = None           # the text of the current <th> or <td>
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "aside" and "findings" in classes:
+            self._in_findings = True
+        elif tag == "li" and self._in_findings:
+            self.findings += 1
+        elif tag == "table":
+            self.tables.append({"header": [], "rows": []})
+        elif tag == "tr" and self.tables:
+            self.tables[-1]["rows"].append([])
+        elif tag in ("th", "td") and self.tables:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "aside":
+            self._in_findings = False
+        elif tag in ("th", "td") and self._cell is not None and self.tables:
+            text = " ".join("".join(self._cell).split())
+            table = self.tables[-1]
+            if tag == "th" and len(table["rows"]) == 1:
+                table["header"].append(text)
+            elif tag == "td" and table["rows"]:
+                table["rows"][-1].append(text)
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def column_problems(tables, column):
+    """Every table with a header cell `column` has text in that cell of each body row; at least one does."""
+    problems, rows = [], 0
+    for table in tables:
+        if column not in table["header"]:
+            continue
+        index = table["header"].index(column)
+        for cells in table["rows"][1:]:
+            rows += 1
+            if index >= len(cells) or not cells[index]:
+                problems.append(f"a row with no '{column}': {cells[:1]}")
+    if rows == 0:
+        problems.append(f"no table row has a '{column}' column")
+    return problems
+
+
 def check_dom(args):
     page = Page()
+    tables = Tables()
     with open(args.file, encoding="utf-8") as dom:
-        page.feed(dom.read())
+        html = dom.read()
+        page.feed(html)
+        tables.feed(html)
     first_cells = ["".join(cell).strip() for cell in page.first_cells]
     options = ["".join(option).strip() for option in page.options]
     text = " ".join(" ".join(page.text).split())
@@ -140,6 +200,10 @@ def check_dom(args):
         problems.append(f"{page.svgs} SVG figures, expected at least {args.svgs}")
     if args.nodes is not None and page.nodes != args.nodes:
         problems.append(f"{page.nodes} tape entries, expected {args.nodes}")
+    if tables.findings < args.findings:
+        problems.append(f"{tables.findings} items in the findings box, expected at least {args.findings}")
+    for column in args.filled_column:
+        problems += column_problems(tables.tables, column)
     for wanted in args.text:
         if wanted not in text:
             problems.append(f"the text '{wanted}' is not on the page")
@@ -238,6 +302,9 @@ def main():
     dom.add_argument("--examples", type=int, help="exactly this many examples in the viewer")
     dom.add_argument("--svgs", type=int, default=0, help="at least this many SVG figures")
     dom.add_argument("--nodes", type=int, help="exactly this many tape entries")
+    dom.add_argument("--findings", type=int, default=0, help="at least this many items in <aside class=\"findings\">")
+    dom.add_argument("--filled-column", action="append", default=[],
+                     help="every body row of each table with this header cell has text in it (and some table has it)")
     dom.add_argument("--text", action="append", default=[], help="text the page shows")
     png = kinds.add_parser("png")
     png.add_argument("file")

@@ -48,7 +48,8 @@ echo "==> each page in headless chromium"
 dom_of "$work/compare/report.html" >"$work/compare.dom"
 $check dom "$work/compare.dom" --row gru --row gru_attention --row transformer --text "full sequence as context" \
     --option "gru (seed 1): dependency kernel" --option "gru_attention (seed 1): " --option "transformer (seed 1): " --examples 1 --svgs 4 \
-    --selected "gru_attention (seed 1): attention, head 0 (additive)" --text "Cross-attention (a decoder's attention over the source"
+    --selected "gru_attention (seed 1): attention, head 0 (additive)" --text "Cross-attention (a decoder's attention over the source" \
+    --findings 5 --text "Ranking by test token accuracy" --text "Budget: equal steps" --filled-column "known confound"
 dom_of "$work/analyze-transformer/report.html" >"$work/analyze-transformer.dom"
 $check dom "$work/analyze-transformer.dom" --option "encoder.layers.0.self_attn, head 1 (self)" \
     --option "decoder.layers.0.cross_attn, head 0 (cross)" --option "dependency kernel" --examples 3 --rows 6 --svgs 6 \
