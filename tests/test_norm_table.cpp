@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "config/json_file.h"
 #include "config/json_reader.h"
 #include "layers/layer_norm.h"
 #include "layers/norm_registry.h"
