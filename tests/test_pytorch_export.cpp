@@ -1,7 +1,8 @@
 // `export --to pytorch` on the C++ side: our parameters under model.py's torch.nn names (q, k and v
 // packed into in_proj_weight in that order, the rest renamed one to one), and which model options
-// model.py can rebuild; model.py's tokenizer against tapeformer's, and its one-line hint without
-// PyTorch. tests/export/pytorch_logits.sh runs the exported models in PyTorch.
+// model.py can rebuild — read from the tables' PyTorch twins, so a cell added in one line is
+// refused; model.py's tokenizer against tapeformer's, and its one-line hint without PyTorch.
+// tests/export/pytorch_logits.sh runs the exported models in PyTorch.
 #include "catch.h"
 
 #include <sys/wait.h>
@@ -13,8 +14,14 @@
 #include "autograd/ops.h"
 #include "config/json_reader.h"
 #include "export/pytorch_export.h"
+#include "layers/attention/decoder_attention_registry.h"
+#include "layers/norm_registry.h"
+#include "layers/recurrent/cell_registry.h"
+#include "layers/registry.h"
 #include "models/build.h"
 #include "run_helpers.h"
+#include "split_batch_runs.h"
+#include "train/trainer.h"
 #include "train/tokenizer.h"
 
 namespace tf {
@@ -57,6 +64,15 @@ std::string hex_of(const std::string& bytes) {
     for (const char byte : bytes) hex += {kDigits[static_cast<unsigned char>(byte) >> 4], kDigits[byte & 0xF]};
     return hex;
 }
+
+ModelConfig model_config(const nlohmann::json& section) {
+    config::JsonReader reader(section, "model");
+    return read_model_config(reader);
+}
+
+// The end of every refusal of a kind whose table entry has no PyTorch twin.
+const std::string kNoTwin =
+    " has no PyTorch twin yet (give its table entry one and write that module in src/export/pytorch_model.py)";
 
 const nlohmann::json kTransformer = {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1},
                                      {"decoder_layers", 1}, {"ffn_hidden", 16}, {"max_length", 12}, {"dropout", 0.0}};
@@ -104,21 +120,55 @@ TEST_CASE("an RNN's parameters keep their names, which are PyTorch's", "[unit]")
 TEST_CASE("export takes the options model.py has modules for and names the first one it does not", "[unit]") {
     const auto problem = [](nlohmann::json section, const std::string& key, const nlohmann::json& value) {
         section[key] = value;
-        return pytorch_export_problem(section);
+        return pytorch_export_problem(model_config(section));
     };
-    CHECK(pytorch_export_problem(kTransformer).empty());
+    CHECK(pytorch_export_problem(model_config(kTransformer)).empty());
     CHECK(problem(kTransformer, "positions", "learned").empty());
+    CHECK(problem(kTransformer, "norm", "layer_norm").empty());
     CHECK(problem(kTransformer, "kv_heads", 2).empty());   // as many key/value heads as heads: plain attention
     CHECK(problem(kTransformer, "kv_heads", 1) == "model.kv_heads = 1 has no counterpart in the exported model.py");
-    CHECK(problem(kTransformer, "positions", "rotary") == "model.positions = \"rotary\" has no counterpart in the exported model.py");
-    CHECK_FALSE(problem(kTransformer, "ffn", {{"type", "swiglu"}}).empty());
+    CHECK(problem(kTransformer, "ffn", {{"type", "swiglu"}}) == "model.ffn: layer 'swiglu'" + kNoTwin);
+    CHECK(problem(kTransformer, "self_attention", {{"type", "alibi_attention"}}) == "model.self_attention: layer 'alibi_attention'" + kNoTwin);
     const nlohmann::json lm = {{"type", "lm"}, {"d_model", 8}, {"heads", 2}, {"layers", 2}};
     CHECK(problem(lm, "block", {{"type", "local_conv_mixer"}, {"kernel_size", 3}}).empty());   // written out in model.py
-    CHECK_FALSE(problem(lm, "block", {{"type", "alibi_attention"}}).empty());
+    CHECK(problem(lm, "block", {{"type", "alibi_attention"}}) == "model.block: layer 'alibi_attention'" + kNoTwin);
     const nlohmann::json rnn = {{"type", "rnn_seq2seq"}, {"cell", "lstm"}, {"attention", "none"}};
-    CHECK(pytorch_export_problem(rnn).empty());
-    CHECK_FALSE(problem(rnn, "attention", "luong_dot").empty());
-    CHECK_FALSE(problem(rnn, "bidirectional_encoder", true).empty());
+    CHECK(pytorch_export_problem(model_config(rnn)).empty());
+    CHECK(problem(rnn, "attention", "additive").empty());
+    CHECK(problem(rnn, "attention", "luong_dot") == "model.attention: decoder attention 'luong_dot'" + kNoTwin);
+    CHECK(problem(rnn, "bidirectional_encoder", true) == "model.bidirectional_encoder = true has no counterpart in the exported model.py");
+}
+
+TEST_CASE("every PyTorch twin the tables register is a module model.py writes", "[unit]") {
+    // What model.py can build is what the tables say it can: each twin must be in the file.
+    std::vector<std::pair<std::string, std::string>> twins;   // kind, twin
+    for (const auto& [cell, type] : recurrent_cells()) twins.emplace_back(cell, type.pytorch_twin);
+    for (const auto& [attention, type] : decoder_attentions()) twins.emplace_back(attention, type.pytorch_twin);
+    for (const auto& [norm, type] : norm_table()) twins.emplace_back(norm, type.pytorch_twin);
+    for (const std::string& layer : builtin_layers().types()) twins.emplace_back(layer, builtin_layers().pytorch_twin(layer));
+    const std::string model_py = kPytorchModelPy;
+    int64_t with_twin = 0;
+    for (const auto& [kind, twin] : twins) {
+        INFO(kind << " → " << twin);
+        if (twin.empty()) continue;
+        ++with_twin;
+        CHECK(model_py.find(twin) != std::string::npos);
+    }
+    // rnn, gru, lstm; additive attention; layer norm; the convolution mixer.
+    CHECK(with_twin == 6);
+}
+
+TEST_CASE("a recurrent cell registered in one line trains, and export refuses it: it has no PyTorch twin yet", "[integration]") {
+    // A student's new cell: one table line (here the GRU's cell under a new name, without a twin).
+    const ScopedTableEntry<RecurrentCellType> cell(recurrent_cell_table(), "student_cell", {recurrent_cell("gru").make});
+    const nlohmann::json rnn = {{"type", "rnn_seq2seq"}, {"cell", "student_cell"}, {"embedding_size", 4}, {"hidden_size", 6}};
+    test::TempDir dir("tapeformer-export-cell");
+    train::train(test::pieces_run(rnn, 2), {.run_dir = dir / "run", .quiet = true});
+    train::LoadedRun run = train::load_run(dir / "run", "latest", train::RunData::vocabulary);
+    const std::string expected = "export --to pytorch: model.cell: recurrent cell 'student_cell'" + kNoTwin + " (docs/models.md)";
+    REQUIRE_THROWS_AS(export_to_pytorch(run, dir / "run", dir / "exported", 2, false), ValueError);
+    REQUIRE_THROWS_WITH(export_to_pytorch(run, dir / "run", dir / "exported", 2, false), expected);
+    CHECK(test::read_text(dir / "exported/model.py").empty());   // nothing written
 }
 
 // Texts that exercise each rule of the tokenizers: multi-byte and malformed UTF-8, a lone

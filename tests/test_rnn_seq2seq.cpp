@@ -107,17 +107,18 @@ TEST_CASE("RNN seq2seq: every parameter gets a gradient that matches finite diff
 }
 
 TEST_CASE("every cell and decoder attention of the tables builds the RNN encoder-decoder and a layer", "[unit]") {
-    // A new cell or scorer is one line in its table: nothing else names them.
+    // A new cell or scorer is one line in its table: nothing else names them, this test included.
+    std::vector<std::string> attentions = {"none"};
+    for (const std::string& attention : decoder_attention_names()) attentions.push_back(attention);
     for (const std::string& cell : recurrent_cell_names()) {
         CHECK(builtin_layers().contains(cell));
-        for (const std::string& attention : {std::string("none"), std::string("additive"), std::string("luong_general")}) {
+        for (const std::string& attention : attentions) {
             INFO(cell << " with " << attention);
-            auto model = make_model(cell, attention, true, 2);
+            auto model = make_model(cell, attention, false, 2);   // luong_dot reads H-wide encoder states only
             NoGradGuard no_grad;
             CHECK(model->forward(toy_batch()).shape() == Shape{2, 3, 10});
         }
     }
-    CHECK(decoder_attention_names() == std::vector<std::string>{"additive", "luong_dot", "luong_general"});
 }
 
 TEST_CASE("a registry gru layer is the GRU class: same parameters from the same seed", "[unit]") {

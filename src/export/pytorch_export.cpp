@@ -2,12 +2,15 @@
 #include "export/pytorch_export.h"
 
 #include <filesystem>
-#include <set>
 #include <utility>
 
 #include "autograd/ops.h"
 #include "autograd/random.h"
 #include "autograd/tape.h"
+#include "layers/attention/decoder_attention_registry.h"
+#include "layers/norm_registry.h"
+#include "layers/recurrent/cell_registry.h"
+#include "layers/registry.h"
 #include "train/batching.h"
 #include "train/evaluate.h"
 #include "train/safetensors.h"
@@ -19,43 +22,59 @@ extern const char* const kPytorchModelPy;   // src/export/pytorch_model.py, embe
 
 namespace {
 
-// The values model.py's modules take, per key of each model type; any other key is refused.
-using Allowed = std::map<std::string, std::set<std::string>>;
-const std::set<std::string> kAny{};   // every value of the key
-
-const Allowed kTransformerKeys{
-    {"type", kAny}, {"d_model", kAny}, {"heads", kAny}, {"ffn_hidden", kAny}, {"max_length", kAny}, {"dropout", kAny},
-    {"attention_dropout", kAny}, {"final_norm", kAny}, {"norm_first", kAny}, {"scale_embeddings", kAny},
-    {"activation", {"\"relu\"", "\"gelu\""}}, {"positions", {"\"sinusoidal\"", "\"learned\""}},
-    {"kernel", {"\"softmax\"", "\"tiled\""}}};
-
-const Allowed kRnnKeys{{"type", kAny},          {"embedding_size", kAny}, {"hidden_size", kAny},
-                       {"num_layers", kAny},    {"dropout", kAny},        {"cell", kAny},
-                       {"attention", {"\"none\"", "\"additive\""}},       {"bidirectional_encoder", {"false"}}};
-
-std::string refused(const std::string& key, const nlohmann::json& value) {
-    return "model." + key + " = " + value.dump() + " has no counterpart in the exported model.py";
+std::string refused(const std::string& key, const std::string& value) {
+    return "model." + key + " = " + value + " has no counterpart in the exported model.py";
 }
 
-// Replaces the first `from` in `name` by `to`.
-std::string renamed(std::string name, const std::string& from, const std::string& to) {
-    const std::size_t at = name.find(from);
-    return at == std::string::npos ? name : name.replace(at, from.size(), to);
+// The kind `kind` of a table, named at model.`key`, whose entry registers no PyTorch twin.
+std::string without_twin(const std::string& key, const std::string& table, const std::string& kind) {
+    return "model." + key + ": " + table + " '" + kind +
+           "' has no PyTorch twin yet (give its table entry one and write that module in src/export/pytorch_model.py)";
 }
 
-// The embeddings' modules: our prefix, model.py's (the rest of the name is the same).
+std::string refused_transformer(const TransformerOptions& options) {
+    if (options.kv_heads != 0 && options.kv_heads != options.heads)   // nn.MultiheadAttention has no grouped-query attention
+        return refused("kv_heads", std::to_string(options.kv_heads));
+    if (norm_type(options.norm).pytorch_twin.empty()) return without_twin("norm", "norm", options.norm);
+    // model.py's blocks are nn.TransformerEncoderLayer/DecoderLayer, with their own attention and feed-forward.
+    for (const auto& [key, choice] : {std::pair{"ffn", &options.ffn}, std::pair{"self_attention", &options.self_attention}})
+        if (choice->chosen()) return without_twin(key, "layer", choice->entry.value("type", ""));
+    if (options.custom_block.chosen()) {
+        const std::string type = options.custom_block.entry.value("type", "");
+        if (builtin_layers().pytorch_twin(type).empty()) return without_twin("block", "layer", type);
+    }
+    return "";
+}
+
+std::string refused_rnn(const RnnSeq2SeqOptions& options) {
+    if (recurrent_cell(options.cell).pytorch_twin.empty()) return without_twin("cell", "recurrent cell", options.cell);
+    if (options.attention && decoder_attention(*options.attention).pytorch_twin.empty())
+        return without_twin("attention", "decoder attention", *options.attention);
+    if (options.bidirectional_encoder) return refused("bidirectional_encoder", "true");
+    return "";
+}
+
+// Our names → model.py's. A name that starts with an embedding prefix takes model.py's prefix;
+// any other has each part below replaced, once; the rest of the name is the same.
 const std::pair<std::string, std::string> kEmbeddingPrefixes[] = {
     {"src_embedding.embedding.", "src_embed.token."}, {"src_embedding.positions.", "src_embed.positions."},
     {"tgt_embedding.embedding.", "tgt_embed.token."}, {"tgt_embedding.positions.", "tgt_embed.positions."},
     {"embedding.embedding.", "embed.token."},         {"embedding.positions.", "embed.positions."}};
+const std::pair<std::string, std::string> kRenamedParts[] = {
+    {".o_proj.", ".out_proj."}, {".cross_attn.", ".multihead_attn."}, {".ffn.linear", ".linear"}};
+
+// nn.MultiheadAttention keeps the q, k and v projections as one in_proj_weight (3C, C) and
+// in_proj_bias (3C), rows q, then k, then v.
+const std::string kPackedProjections[] = {".q_proj.", ".k_proj.", ".v_proj."};
+const std::string kPackedName = ".in_proj_";
 
 // model.py's name of one of our parameters (the q/k/v projections are packed separately).
 std::string pytorch_name(std::string name) {
     for (const auto& [ours, theirs] : kEmbeddingPrefixes)
         if (name.rfind(ours, 0) == 0) return theirs + name.substr(ours.size());
-    name = renamed(name, ".o_proj.", ".out_proj.");
-    name = renamed(name, ".cross_attn.", ".multihead_attn.");
-    return renamed(name, ".ffn.linear", ".linear");
+    for (const auto& [ours, theirs] : kRenamedParts)
+        if (const std::size_t at = name.find(ours); at != std::string::npos) name.replace(at, ours.size(), theirs);
+    return name;
 }
 
 // A (B, T) id table as f32 (ids are far below 2^24, so exact), for check.safetensors.
@@ -67,24 +86,8 @@ Tensor ids_as_floats(const IndexTensor& ids) {
 
 }  // namespace
 
-std::string pytorch_export_problem(const nlohmann::json& model) {
-    const std::string type = model.value("type", "");
-    const Allowed& allowed = type == "rnn_seq2seq" ? kRnnKeys : kTransformerKeys;
-    for (const auto& [key, value] : model.items()) {
-        if (type == "transformer" && (key == "encoder_layers" || key == "decoder_layers")) continue;
-        if (type == "lm" && key == "layers") continue;
-        if (type == "lm" && key == "block") {   // model.py writes this registry block out from its math
-            if (!value.is_object() || value.value("type", "") != "local_conv_mixer") return refused(key, value);
-            continue;
-        }
-        if (key == "kv_heads") {   // nn.MultiheadAttention has no grouped-query attention
-            if (value != 0 && value != model.value("heads", nlohmann::json())) return refused(key, value);
-            continue;
-        }
-        const auto found = allowed.find(key);
-        if (found == allowed.end() || (!found->second.empty() && !found->second.count(value.dump()))) return refused(key, value);
-    }
-    return "";
+std::string pytorch_export_problem(const ModelConfig& model) {
+    return model.type == ModelKind::rnn_seq2seq ? refused_rnn(model.rnn) : refused_transformer(model.transformer);
 }
 
 // y = x·Wᵀ + b for q, k and v at once: nn.MultiheadAttention keeps them as one (3C, C) matrix.
@@ -92,16 +95,21 @@ std::map<std::string, Tensor> pytorch_state_dict(const SequenceModel& model) {
     std::map<std::string, Tensor> ours, theirs;
     for (const auto& [name, tensor] : model.named_parameters()) ours.emplace(name, tensor);
     const NoGradGuard no_grad;
+    const auto packed_away = [](const std::string& name) {   // k and v: packed with their q
+        return name.find(kPackedProjections[1]) != std::string::npos || name.find(kPackedProjections[2]) != std::string::npos;
+    };
     for (const auto& [name, tensor] : ours) {
-        if (name.find(".k_proj.") != std::string::npos || name.find(".v_proj.") != std::string::npos) continue;
-        const std::size_t q = name.find(".q_proj.");
+        if (packed_away(name)) continue;
+        const std::size_t q = name.find(kPackedProjections[0]);
         if (q == std::string::npos) {
             theirs.emplace(pytorch_name(name), tensor);
             continue;
         }
-        const std::string attention = name.substr(0, q), part = name.substr(q + 8);   // "weight" or "bias"
-        const Tensor packed = concat({tensor, ours.at(attention + ".k_proj." + part), ours.at(attention + ".v_proj." + part)}, 0);
-        theirs.emplace(pytorch_name(attention + ".in_proj_" + part), packed);
+        // "attention.q_proj.weight" → "attention" and "weight" (or "bias")
+        const std::string attention = name.substr(0, q), part = name.substr(q + kPackedProjections[0].size());
+        std::vector<Tensor> rows;
+        for (const std::string& projection : kPackedProjections) rows.push_back(ours.at(attention + projection + part));
+        theirs.emplace(pytorch_name(attention + kPackedName + part), concat(rows, 0));
     }
     return theirs;
 }
@@ -149,8 +157,7 @@ std::vector<train::Example> check_inputs(const train::LoadedRun& run, int64_t co
 
 std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::string& run_dir, const std::string& out,
                                            int64_t examples, bool overwrite) {
-    const nlohmann::json& model_section = run.config.resolved.at("model");
-    if (const std::string problem = pytorch_export_problem(model_section); !problem.empty())
+    if (const std::string problem = pytorch_export_problem(run.config.model); !problem.empty())
         throw ValueError("export --to pytorch: " + problem + " (docs/models.md)");
     require_export_folder(run_dir, out, overwrite);
     make_directories(out);
@@ -168,7 +175,7 @@ std::vector<std::string> export_to_pytorch(train::LoadedRun& run, const std::str
     for (const std::string& name : kExportedFiles) paths.push_back(out + "/" + name);
     train::write_safetensors(paths[0], pytorch_state_dict(*run.model), {{"source", run.checkpoint}});
     write_file_atomic(paths[1], kPytorchModelPy);
-    const nlohmann::json config = {{"model", model_section}, {"vocab_size", run.dataset.vocab_size},
+    const nlohmann::json config = {{"model", run.config.resolved.at("model")}, {"vocab_size", run.dataset.vocab_size},
                                    {"checkpoint", run.checkpoint}, {"step", run.step}};
     write_file_atomic(paths[2], config.dump(2) + "\n");
     train::write_safetensors(paths[3], check, {{"examples", std::to_string(rows.size())}});

@@ -10,21 +10,25 @@
 //     merges; ids: the size), which model.py's encode and decode read;
 //   - check.safetensors: token sequences drawn from the vocabulary and the logits tapeformer
 //     computed for them. Only the run directory is read: it exports wherever it was copied.
-// Options model.py has no module for (grouped-query attention, SwiGLU, rotary positions, a
-// bidirectional encoder, Luong attention, a registry block other than the worked example, …) are
-// refused, naming the key. The worked example block, local_conv_mixer, has no torch.nn counterpart:
-// model.py writes it from the same math (docs/extending.md).
+// What model.py can rebuild comes from the tables the model is built from: each recurrent cell,
+// decoder attention, norm and layer-registry block entry names its PyTorch twin (the module
+// model.py writes for it) beside its factory, and an entry without one (a cell added in one line,
+// SwiGLU, Luong attention, …) is refused, naming the kind. Options model.py has no module for
+// (grouped-query attention, a bidirectional encoder, a registry layer as a block's ffn or
+// self_attention) are refused, naming the key. The worked example block, local_conv_mixer, has no
+// torch.nn counterpart: model.py writes it from the same math (docs/extending.md).
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
 
+#include "models/build.h"
 #include "train/run_loader.h"
 
 namespace tf {
 
-// Why model.py cannot rebuild this model (the first key and value it has no module for), or "".
-std::string pytorch_export_problem(const nlohmann::json& model_section);
+// Why model.py cannot rebuild this model (the first key, or kind without a PyTorch twin), or "".
+std::string pytorch_export_problem(const ModelConfig& model);
 
 // The model's parameters under model.py's names.
 std::map<std::string, Tensor> pytorch_state_dict(const SequenceModel& model);

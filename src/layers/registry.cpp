@@ -12,9 +12,15 @@
 
 namespace tf {
 
-void LayerRegistry::add(const std::string& type, LayerFactory factory) {
+void LayerRegistry::add(const std::string& type, LayerFactory factory, const std::string& pytorch_twin) {
     if (factories_.count(type)) throw ValueError("LayerRegistry: type '" + type + "' is registered twice");
     factories_[type] = std::move(factory);
+    if (!pytorch_twin.empty()) pytorch_twins_[type] = pytorch_twin;
+}
+
+std::string LayerRegistry::pytorch_twin(const std::string& type) const {
+    const auto found = pytorch_twins_.find(type);
+    return found == pytorch_twins_.end() ? "" : found->second;
 }
 
 std::vector<std::string> LayerRegistry::types() const {
@@ -44,7 +50,7 @@ void register_builtin_layers(LayerRegistry& registry) {
     registry.add("feed_forward", FeedForward::from_config);     // the blocks' default "ffn"
     registry.add("swiglu", SwiGluFeedForward::from_config);
     for (const std::string& cell : recurrent_cell_names()) registry.add(cell, recurrent_layer_factory(cell));  // rnn, gru, lstm
-    registry.add("local_conv_mixer", LocalConvMixer::from_config);  // the worked example of docs/extending.md
+    registry.add("local_conv_mixer", LocalConvMixer::from_config, "LocalConvMixer");  // the worked example of docs/extending.md
     registry.add("alibi_attention", AlibiAttention::from_config);    // its attention example
 }
 

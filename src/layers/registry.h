@@ -38,15 +38,21 @@ using LayerFactory = std::function<std::shared_ptr<SequenceLayer>(config::JsonRe
 
 class LayerRegistry {
 public:
-    void add(const std::string& type, LayerFactory factory);
+    // `pytorch_twin`: the module the exported model.py builds for this layer as a language model's
+    // "block" (src/export/pytorch_model.py), under the same parameter names; "" when model.py has
+    // none yet, and `export --to pytorch` refuses a model that names the layer.
+    void add(const std::string& type, LayerFactory factory, const std::string& pytorch_twin = "");
     // Builds the layer described by `block` ({"type": ..., its keys}); `path` names it in errors.
     std::shared_ptr<SequenceLayer> create(const config::Json& block, const std::string& path,
                                           const LayerBuildContext& build) const;
     std::vector<std::string> types() const;
     bool contains(const std::string& type) const { return factories_.count(type) > 0; }
+    // model.py's module for `type`, or "" (add's pytorch_twin).
+    std::string pytorch_twin(const std::string& type) const;
 
 private:
     std::map<std::string, LayerFactory> factories_;
+    std::map<std::string, std::string> pytorch_twins_;
 };
 
 void register_builtin_layers(LayerRegistry& registry);

@@ -11,9 +11,9 @@ namespace tf {
 
 namespace {
 
-// pre-LN:  x + dropout(f(LN(x)))        post-LN:  LN(x + dropout(f(x))), the sum and its norm in one pass
+// pre-LN:  x + dropout(f(N(x)))        post-LN:  N(x + dropout(f(x))), the sum and its norm in one pass
 template <class Sublayer>
-Tensor residual(bool norm_first, const Tensor& x, const LayerNorm& norm, const Dropout& dropout, Sublayer f) {
+Tensor residual(bool norm_first, const Tensor& x, const Norm& norm, const Dropout& dropout, Sublayer f) {
     if (norm_first) return x + dropout(f(norm(x)));
     return norm.of_sum(x, dropout(f(x)));
 }
@@ -39,6 +39,10 @@ struct SublayerBuild {
     std::shared_ptr<SequenceLayer> self_attention() const {
         if (options.self_attention.chosen()) return chosen(options.self_attention);
         return std::make_shared<MultiHeadAttention>(options.attention, dropout_rng, init, rng, dtype);
+    }
+    // The block's norm, named in the norm table, over width d_model.
+    std::shared_ptr<Norm> norm() const {
+        return norm_type(options.norm).make(options.attention.d_model, options.norm_eps, dtype);
     }
     // The chosen feed-forward, or the built-in FeedForward.
     std::shared_ptr<SequenceLayer> ffn() const {
@@ -67,6 +71,7 @@ TransformerBlockOptions block_options_from_config(config::JsonReader& config, co
     o.ffn = LayerChoice::read(config, "ffn");
     o.self_attention = LayerChoice::read(config, "self_attention");
     o.norm_first = config.boolean("norm_first", false);
+    o.norm = config.choice("norm", o.norm, norm_names());
     o.norm_eps = config.number("norm_eps", 1e-5, std::numeric_limits<double>::min(), 1.0);
     return o;
 }
@@ -76,12 +81,11 @@ TransformerBlockOptions block_options_from_config(config::JsonReader& config, co
 TransformerEncoderBlock::TransformerEncoderBlock(const TransformerBlockOptions& options, std::shared_ptr<Rng> dropout_rng,
                                                  const InitScheme& init, Rng& rng, DType dtype)
     : norm_first_(options.norm_first) {
-    const int64_t C = options.attention.d_model;
     const SublayerBuild sublayers{options, dropout_rng, init, rng, dtype};
     self_attn_ = register_module("self_attn", sublayers.self_attention());
     ffn_ = register_module("ffn", sublayers.ffn());
-    norm1_ = register_module("norm1", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
-    norm2_ = register_module("norm2", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
+    norm1_ = register_module("norm1", sublayers.norm());
+    norm2_ = register_module("norm2", sublayers.norm());
     dropout_ = register_module("dropout", std::make_shared<Dropout>(options.dropout, dropout_rng));
 }
 
@@ -120,15 +124,14 @@ std::shared_ptr<SequenceLayer> TransformerEncoderBlock::from_config(config::Json
 TransformerDecoderBlock::TransformerDecoderBlock(const TransformerBlockOptions& options, std::shared_ptr<Rng> dropout_rng,
                                                  const InitScheme& init, Rng& rng, DType dtype)
     : norm_first_(options.norm_first) {
-    const int64_t C = options.attention.d_model;
     const SublayerBuild sublayers{options, dropout_rng, init, rng, dtype};
     self_attn_ = register_module("self_attn", sublayers.self_attention());
     cross_attn_ = register_module("cross_attn", std::make_shared<MultiHeadAttention>(
                                                     cross_attention_options(options.attention), dropout_rng, init, rng, dtype));
     ffn_ = register_module("ffn", sublayers.ffn());
-    norm1_ = register_module("norm1", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
-    norm2_ = register_module("norm2", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
-    norm3_ = register_module("norm3", std::make_shared<LayerNorm>(C, options.norm_eps, dtype));
+    norm1_ = register_module("norm1", sublayers.norm());
+    norm2_ = register_module("norm2", sublayers.norm());
+    norm3_ = register_module("norm3", sublayers.norm());
     dropout_ = register_module("dropout", std::make_shared<Dropout>(options.dropout, dropout_rng));
 }
 

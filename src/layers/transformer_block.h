@@ -1,7 +1,8 @@
 // Transformer encoder and decoder blocks: attention and a position-wise FFN, each wrapped in a
-// residual connection with layer norm, in either placement:
-//   pre-LN  (norm_first = true):   x ← x + dropout(f(LN(x)))
-//   post-LN (norm_first = false):  x ← LN(x + dropout(f(x)))        (PyTorch nn.Transformer's default)
+// residual connection with a norm N (layer norm unless "norm" names another of the norm table,
+// layers/norm_registry.h), in either placement:
+//   pre-LN  (norm_first = true):   x ← x + dropout(f(N(x)))
+//   post-LN (norm_first = false):  x ← N(x + dropout(f(x)))         (PyTorch nn.Transformer's default)
 // Parameter names follow PyTorch's nn.TransformerEncoderLayer/DecoderLayer: self_attn, norm1..3;
 // its multihead_attn is called cross_attn here, and linear1/linear2 live inside ffn (ffn.linear1.weight).
 #pragma once
@@ -10,7 +11,7 @@
 
 #include "layers/attention/multi_head_attention.h"
 #include "layers/feed_forward.h"
-#include "layers/layer_norm.h"
+#include "layers/norm_registry.h"
 
 namespace tf {
 
@@ -25,6 +26,7 @@ struct TransformerBlockOptions {
     Activation activation = Activation::relu;
     double dropout = 0.0;                 // on each sublayer's output and inside the FFN
     bool norm_first = false;              // pre-LN if true, post-LN if false
+    std::string norm = kDefaultNorm;      // a name of the norm table
     double norm_eps = 1e-5;
 };
 
@@ -41,14 +43,14 @@ public:
     std::unique_ptr<StepCache> make_step_cache() const override;
     Tensor forward_step(const Tensor& x_new, const SequenceContext& context, StepCache* cache) override;
     // Keys: the attention keys of multi_head_attention (attention_dropout for its dropout, default
-    // `dropout`), ffn_hidden, activation, dropout, norm_first, norm_eps, and the layer-registry
+    // `dropout`), ffn_hidden, activation, dropout, norm_first, norm, norm_eps, and the layer-registry
     // entries ffn ({"type": "swiglu"}) and self_attention ({"type": "alibi_attention"}).
     static std::shared_ptr<SequenceLayer> from_config(config::JsonReader& config, const LayerBuildContext& build);
 
 private:
     bool norm_first_;
     std::shared_ptr<SequenceLayer> self_attn_, ffn_;
-    std::shared_ptr<LayerNorm> norm1_, norm2_;
+    std::shared_ptr<Norm> norm1_, norm2_;
     std::shared_ptr<Dropout> dropout_;
 };
 
@@ -71,7 +73,7 @@ private:
     std::shared_ptr<SequenceLayer> self_attn_;
     std::shared_ptr<MultiHeadAttention> cross_attn_;
     std::shared_ptr<SequenceLayer> ffn_;
-    std::shared_ptr<LayerNorm> norm1_, norm2_, norm3_;
+    std::shared_ptr<Norm> norm1_, norm2_, norm3_;
     std::shared_ptr<Dropout> dropout_;
 };
 

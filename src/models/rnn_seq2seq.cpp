@@ -17,7 +17,7 @@ void check_attention_fits(config::JsonReader& section, const RnnSeq2SeqOptions& 
     const int64_t key_size = options.hidden_size * (options.bidirectional_encoder ? 2 : 1);
     try {
         Rng probe_rng(0);
-        decoder_attention(*options.attention)(options.hidden_size, key_size, InitScheme{}, probe_rng, DType::f32);
+        decoder_attention(*options.attention).make(options.hidden_size, key_size, InitScheme{}, probe_rng, DType::f32);
     } catch (const ShapeError& error) {
         throw ConfigError(section.path_of("attention") + ": " + error.what() +
                           (options.bidirectional_encoder ? " (a bidirectional encoder's states are 2·hidden_size wide)" : ""));
@@ -69,7 +69,7 @@ RnnSeq2Seq::RnnSeq2Seq(const RnnSeq2SeqOptions& options, const ModelBuildContext
         const RecurrentOptions cell_options{E + H_enc, H, 1, false, 0.0, RNNCell::Nonlinearity::tanh, std::nullopt, build.dtype};
         decoder_cell_ = register_module("decoder_cell", recurrent_cell(options.cell).make(E + H_enc, cell_options, rng));
         bridge_ = register_module("bridge", std::make_shared<Linear>(H_enc, H, Bias::learned, linear_init, rng, build.dtype));
-        attention_ = register_module("attention", decoder_attention(*options.attention)(H, H_enc, linear_init, rng, build.dtype));
+        attention_ = register_module("attention", decoder_attention(*options.attention).make(H, H_enc, linear_init, rng, build.dtype));
         output_ = register_module("output", std::make_shared<Linear>(H + H_enc + E, V, Bias::learned, linear_init, rng, build.dtype));
     } else {
         RecurrentOptions decoder_options{E, H, options.num_layers, false, options.dropout,

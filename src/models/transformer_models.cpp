@@ -75,6 +75,7 @@ TransformerBlockOptions TransformerOptions::block() const {
     options.activation = activation;
     options.dropout = dropout;
     options.norm_first = norm_first;
+    options.norm = norm;
     options.ffn = ffn;
     options.self_attention = self_attention;
     return options;
@@ -98,6 +99,7 @@ TransformerOptions read_transformer_options(config::JsonReader& section, bool la
     o.attention_dropout = section.number("attention_dropout", o.attention_dropout, 0.0, 0.99);
     o.norm_first = section.boolean("norm_first", o.norm_first);
     o.final_norm = section.boolean("final_norm", o.final_norm);
+    o.norm = section.choice("norm", o.norm, norm_names());
     o.positions = section.choice("positions", o.positions);
     o.scale_embeddings = section.boolean("scale_embeddings", o.scale_embeddings);
     if (o.d_model % o.heads != 0)
@@ -206,7 +208,7 @@ DecoderLM::DecoderLM(const TransformerOptions& options, const ModelBuildContext&
         const LayerBuildContext context = block_build_context(options, rng, build.dropout_rng, build.dtype);
         const auto make_block = [&] { return builtin_layers().create(options.custom_block.entry, options.custom_block.path, context); };
         blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, make_block, options.d_model,
-                                                                               options.final_norm, 1e-5, build.dtype));
+                                                                               options.final_norm, options.norm, 1e-5, build.dtype));
     }
     output_ = register_module("output", std::make_shared<Linear>(options.d_model, build.vocab_size, Bias::learned, init, rng,
                                                                  build.dtype));

@@ -36,6 +36,7 @@ struct TransformerOptions {
     double attention_dropout = 0.0;
     bool norm_first = false;
     bool final_norm = true;
+    std::string norm = kDefaultNorm;       // every block's norms and the final norm: a name of the norm table
     PositionKind positions = PositionKind::sinusoidal;
     bool scale_embeddings = true;          // multiply embeddings by √C before adding positions
     // Layer-registry choices: every block's "ffn" and "self_attention" (transformer_block.h), and the

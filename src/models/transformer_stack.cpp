@@ -16,13 +16,13 @@ TransformerStack::TransformerStack(int64_t count, TransformerBlockKind kind, con
                   return std::make_shared<TransformerDecoderBlock>(options, dropout_rng, init, rng, dtype);
               return std::make_shared<TransformerEncoderBlock>(options, dropout_rng, init, rng, dtype);
           },
-          options.attention.d_model, final_norm, options.norm_eps, dtype) {}
+          options.attention.d_model, final_norm, options.norm, options.norm_eps, dtype) {}
 
 TransformerStack::TransformerStack(int64_t count, const BlockFactory& make_block, int64_t width, bool final_norm,
-                                   double norm_eps, DType dtype) {
+                                   const std::string& norm, double norm_eps, DType dtype) {
     layers_ = register_module("layers", std::make_shared<BlockList>());
     for (int64_t i = 0; i < count; ++i) layers_->add(make_block());
-    if (final_norm) norm_ = register_module("norm", std::make_shared<LayerNorm>(width, norm_eps, dtype));
+    if (final_norm) norm_ = register_module("norm", norm_type(norm).make(width, norm_eps, dtype));
 }
 
 Tensor TransformerStack::forward(const Tensor& x, const SequenceContext& context) const {

@@ -1,12 +1,13 @@
-// A stack of transformer blocks with an optional final LayerNorm — PyTorch's nn.TransformerEncoder /
-// nn.TransformerDecoder shape, so parameters are named layers.0.…, layers.1.…, norm.…
+// A stack of transformer blocks with an optional final norm (layer norm unless the config's "norm"
+// names another of the norm table) — PyTorch's nn.TransformerEncoder / nn.TransformerDecoder shape,
+// so parameters are named layers.0.…, layers.1.…, norm.…
 #pragma once
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "layers/layer_norm.h"
+#include "layers/norm_registry.h"
 #include "layers/transformer_block.h"
 
 namespace tf {
@@ -31,9 +32,9 @@ public:
     TransformerStack(int64_t count, TransformerBlockKind kind, const TransformerBlockOptions& options,
                      bool final_norm, std::shared_ptr<Rng> dropout_rng, const InitScheme& init, Rng& rng, DType dtype);
     // `count` blocks from make_block (any (B, T, C) → (B, T, C) layer, e.g. one from the layer
-    // registry), then LayerNorm(width) if final_norm.
-    TransformerStack(int64_t count, const BlockFactory& make_block, int64_t width, bool final_norm, double norm_eps,
-                     DType dtype);
+    // registry), then the norm table's `norm` over width if final_norm.
+    TransformerStack(int64_t count, const BlockFactory& make_block, int64_t width, bool final_norm, const std::string& norm,
+                     double norm_eps, DType dtype);
     Tensor forward(const Tensor& x, const SequenceContext& context) const;  // (B, T, C) → (B, T, C)
 
     // Decoding (step_cache.h): the weakest of the blocks' modes, and why it cannot step ("" if it can).
@@ -45,7 +46,7 @@ public:
 
 private:
     std::shared_ptr<BlockList> layers_;
-    std::shared_ptr<LayerNorm> norm_;  // null without a final norm
+    std::shared_ptr<Norm> norm_;  // null without a final norm
 };
 
 }  // namespace tf

@@ -1,5 +1,6 @@
 // A table of (name, entry) pairs in the order configs and messages list them — the cell table, the
-// decoder-attention table: its names, and the entry a name stands for.
+// decoder-attention table, the norm table: its names, the entry a name stands for, and an entry
+// added for a while (a test's own cell or norm).
 #pragma once
 #include <string>
 #include <utility>
@@ -28,5 +29,30 @@ const Entry& entry_named(const NamedTable<Entry>& table, const std::string& name
     for (const std::string& each : names_of(table)) known += (known.empty() ? "" : ", ") + each;
     throw ValueError(what + " '" + name + "' is not one of " + known);
 }
+
+// Adds (name, entry) to `table` for this object's lifetime: a test registers its own kind in one
+// line, and the table is as shipped again when the test ends. ValueError if the name is taken.
+template <class Entry>
+class ScopedTableEntry {
+public:
+    ScopedTableEntry(NamedTable<Entry>& table, const std::string& name, Entry entry) : table_(table), name_(name) {
+        for (const auto& existing : table)
+            if (existing.first == name) throw ValueError("'" + name + "' is already in the table");
+        table_.emplace_back(name, std::move(entry));
+    }
+    ~ScopedTableEntry() {
+        for (auto it = table_.begin(); it != table_.end(); ++it)
+            if (it->first == name_) {
+                table_.erase(it);
+                return;
+            }
+    }
+    ScopedTableEntry(const ScopedTableEntry&) = delete;
+    ScopedTableEntry& operator=(const ScopedTableEntry&) = delete;
+
+private:
+    NamedTable<Entry>& table_;
+    std::string name_;
+};
 
 }  // namespace tf

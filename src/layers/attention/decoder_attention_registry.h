@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "layers/attention/additive_attention.h"
+#include "util/named_table.h"
 
 namespace tf {
 
@@ -17,10 +18,19 @@ namespace tf {
 using DecoderAttentionFactory = std::function<std::shared_ptr<DecoderStepAttention>(
     int64_t query_size, int64_t key_size, const InitScheme& init, Rng& rng, DType dtype)>;
 
-// In the order configs and messages list them.
-const std::vector<std::pair<std::string, DecoderAttentionFactory>>& decoder_attentions();
+struct DecoderAttentionType {
+    DecoderAttentionFactory make;
+    // The module the exported model.py builds for it (src/export/pytorch_model.py), under the same
+    // parameter names; "" when model.py has none yet, and `export --to pytorch` refuses it.
+    std::string pytorch_twin{};
+};
+
+// In the order configs and messages list them; a test may add its own entry for a while
+// (ScopedTableEntry, util/named_table.h).
+NamedTable<DecoderAttentionType>& decoder_attention_table();
+const NamedTable<DecoderAttentionType>& decoder_attentions();
 std::vector<std::string> decoder_attention_names();
 // The entry named `name`; ValueError naming the known ones when there is none.
-const DecoderAttentionFactory& decoder_attention(const std::string& name);
+const DecoderAttentionType& decoder_attention(const std::string& name);
 
 }  // namespace tf

@@ -1,27 +1,28 @@
 // The cell table and the recurrent layers built from it.
 #include "layers/recurrent/cell_registry.h"
 
-#include "util/named_table.h"
-
 namespace tf {
 
-const std::vector<std::pair<std::string, RecurrentCellType>>& recurrent_cells() {
-    static const std::vector<std::pair<std::string, RecurrentCellType>> cells = {
+NamedTable<RecurrentCellType>& recurrent_cell_table() {
+    static NamedTable<RecurrentCellType> cells = {
         {"rnn", {[](int64_t input, const RecurrentOptions& o, Rng& rng) {
                      return std::make_shared<RNNCell>(input, o.hidden_size, o.nonlinearity, o.init, rng, o.dtype);
                  },
                  [](config::JsonReader& config, RecurrentOptions& o) {
                      o.nonlinearity = config.choice("nonlinearity", RNNCell::Nonlinearity::tanh);
-                 }}},
+                 },
+                 "nn.RNN"}},
         {"gru", {[](int64_t input, const RecurrentOptions& o, Rng& rng) {
              return std::make_shared<GRUCell>(input, o.hidden_size, o.init, rng, o.dtype);
-         }}},
+         }, {}, "nn.GRU"}},
         {"lstm", {[](int64_t input, const RecurrentOptions& o, Rng& rng) {
              return std::make_shared<LSTMCell>(input, o.hidden_size, o.init, rng, o.dtype);
-         }}},
+         }, {}, "nn.LSTM"}},
     };
     return cells;
 }
+
+const NamedTable<RecurrentCellType>& recurrent_cells() { return recurrent_cell_table(); }
 
 std::vector<std::string> recurrent_cell_names() { return names_of(recurrent_cells()); }
 

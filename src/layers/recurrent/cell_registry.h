@@ -11,6 +11,7 @@
 
 #include "config/json_reader.h"
 #include "layers/recurrent/recurrent_layer.h"
+#include "util/named_table.h"
 
 namespace tf {
 
@@ -20,10 +21,15 @@ struct RecurrentCellType {
     // The cell's own config keys of a layer of it, beyond the shared ones (read_recurrent_options);
     // empty when it has none.
     std::function<void(config::JsonReader& config, RecurrentOptions& options)> read_keys{};
+    // The torch.nn layer the exported model.py builds for it (src/export/pytorch_model.py), with
+    // PyTorch's parameter names; "" when model.py has none yet, and `export --to pytorch` refuses it.
+    std::string pytorch_twin{};
 };
 
-// In the order configs and messages list them.
-const std::vector<std::pair<std::string, RecurrentCellType>>& recurrent_cells();
+// In the order configs and messages list them; a test may add its own cell for a while
+// (ScopedTableEntry, util/named_table.h).
+NamedTable<RecurrentCellType>& recurrent_cell_table();
+const NamedTable<RecurrentCellType>& recurrent_cells();
 std::vector<std::string> recurrent_cell_names();
 // The entry named `name`; ValueError naming the known cells when there is none.
 const RecurrentCellType& recurrent_cell(const std::string& name);
