@@ -116,7 +116,7 @@ TEST_CASE("a norm registered in one line is every norm of a transformer, and the
     CHECK(config::load_json_file(dir / "config.resolved.json").at("model").at("norm") == "rms_test");
 }
 
-TEST_CASE("layer_norm's post-LN residual is the fused sum and norm; a norm without a fused kernel normalises the sum", "[unit]") {
+TEST_CASE("layer_norm's post-LN residual is the fused sum and norm, and a norm without a fused kernel normalises the sum", "[unit]") {
     Rng rng(5);
     const Tensor x = Tensor::normal({2, 3, 4}, 0.0, 1.0, rng, DType::f64), r = Tensor::normal({2, 3, 4}, 0.0, 1.0, rng, DType::f64);
     const LayerNorm layer_norm(4, 1e-5, DType::f64);
