@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "config/json_text.h"
 #include "train/checkpoint_metadata.h"
@@ -158,32 +159,33 @@ config::Json saved_config(const std::string& path) {
 std::string checkpoint_tokenizer(const Tokenizer& tokenizer) { return tokenizer.to_json().dump(); }
 
 namespace {
-// The kind ("char", "bpe", …) of a tokenizer's JSON as checkpoint_tokenizer writes it; "" if unreadable.
-std::string tokenizer_kind(const std::string& saved) {
+// The kind ("char", "bpe", …) of a tokenizer's JSON as checkpoint_tokenizer writes it; none if unreadable.
+std::optional<TokenizerKind> tokenizer_kind(const std::string& saved) {
     const config::JsonParse parsed = config::parse_json_bounded(saved);
     const bool readable = parsed.ok() && parsed.value.is_object() && parsed.value.contains("kind") && parsed.value["kind"].is_string();
-    return readable ? parsed.value["kind"].get<std::string>() : "";
+    return readable ? enum_from_name<TokenizerKind>(parsed.value["kind"].get<std::string>()) : std::nullopt;
 }
 
 void require_tokenizer(const Safetensors& file, const Tokenizer& tokenizer, const std::string& path) {
     const auto saved = file.metadata.find("tokenizer");
     if (saved == file.metadata.end()) {
         // Written before every checkpoint carried its vocabulary: then only byte-pair merges were kept.
-        if (tokenizer.kind() != "bpe") return;
+        if (tokenizer.kind() != TokenizerKind::bpe) return;
         throw DataError(path + ": the config's data.tokenizer is \"bpe\", but the checkpoint carries no byte-pair merges: " +
                         "its weights were trained with another tokenizer");
     }
     if (saved->second == checkpoint_tokenizer(tokenizer)) return;
-    const std::string kind = tokenizer_kind(saved->second);
-    if (kind == "bpe" && tokenizer.kind() == "bpe")
+    const std::optional<TokenizerKind> kind = tokenizer_kind(saved->second);
+    const std::string config_kind = name_of(tokenizer.kind());
+    if (kind == TokenizerKind::bpe && tokenizer.kind() == TokenizerKind::bpe)
         throw DataError(path + ": the weights were trained with other byte-pair merges than the run's vocab.json (was the data " +
                         "file or data.vocab_size changed?)");
-    if (kind == "bpe")
+    if (kind == TokenizerKind::bpe)
         throw DataError(path + ": the weights were trained with byte-pair merges (its metadata 'tokenizer'), but the config's " +
-                        "data.tokenizer is \"" + tokenizer.kind() + "\"");
+                        "data.tokenizer is \"" + config_kind + "\"");
     if (kind != tokenizer.kind())
-        throw DataError(path + ": the weights were trained with a \"" + kind + "\" tokenizer (its metadata 'tokenizer'), but " +
-                        "the config's data.tokenizer is \"" + tokenizer.kind() + "\"");
+        throw DataError(path + ": the weights were trained with a \"" + (kind ? name_of(*kind) : std::string()) +
+                        "\" tokenizer (its metadata 'tokenizer'), but the config's data.tokenizer is \"" + config_kind + "\"");
     throw DataError(path + ": the weights were trained with another vocabulary than this data gives (was the data file or " +
                     "another data key changed?): the same ids would mean other text");
 }
