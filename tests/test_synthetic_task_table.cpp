@@ -4,6 +4,7 @@
 #include "catch.h"
 
 #include <cmath>
+#include <set>
 
 #include "analysis/task_kernel.h"
 #include "run_helpers.h"
@@ -103,6 +104,23 @@ TEST_CASE("a row's keys are checked like a built-in task's", "[unit]") {
     Json too_many = data;
     too_many["num_symbols"] = 63;
     CHECK_THROWS_WITH(read_data(too_many), Catch::StartsWith("data.num_symbols: expected an integer in [2, 62]"));
+}
+
+TEST_CASE("every row's keys are the keys its reader reads, which a config of it resolves", "[unit]") {
+    swap_pairs_task();
+    for (const SyntheticTask& task : synthetic_tasks()) {
+        INFO(task.name);
+        const Json data{{"source", "synthetic"}, {"task", task.name}};
+        Json resolved;
+        config::JsonReader reader(data, "data", &resolved);
+        DataConfig::from_json(reader);
+        std::set<std::string> expected{"source", "task", "min_length", "max_length", "train_size", "valid_size",
+                                       "test_size", "seed", "batch_size", "bucket", "bucket_batches"};
+        expected.insert(task.keys.begin(), task.keys.end());
+        std::set<std::string> read;
+        for (const auto& [key, value] : resolved.items()) read.insert(key);
+        CHECK(read == expected);
+    }
 }
 
 TEST_CASE("a task name is registered once, and a row needs its functions", "[unit]") {
