@@ -159,11 +159,11 @@ config::Json saved_config(const std::string& path) {
 std::string checkpoint_tokenizer(const Tokenizer& tokenizer) { return tokenizer.to_json().dump(); }
 
 namespace {
-// The kind ("char", "bpe", …) of a tokenizer's JSON as checkpoint_tokenizer writes it; none if unreadable.
-std::optional<TokenizerKind> tokenizer_kind(const std::string& saved) {
+// The kind ("char", "bpe", …) of a tokenizer's JSON as checkpoint_tokenizer writes it; "" if unreadable.
+std::string tokenizer_kind(const std::string& saved) {
     const config::JsonParse parsed = config::parse_json_bounded(saved);
     const bool readable = parsed.ok() && parsed.value.is_object() && parsed.value.contains("kind") && parsed.value["kind"].is_string();
-    return readable ? enum_from_name<TokenizerKind>(parsed.value["kind"].get<std::string>()) : std::nullopt;
+    return readable ? parsed.value["kind"].get<std::string>() : "";
 }
 
 void require_tokenizer(const Safetensors& file, const Tokenizer& tokenizer, const std::string& path) {
@@ -175,7 +175,8 @@ void require_tokenizer(const Safetensors& file, const Tokenizer& tokenizer, cons
                         "its weights were trained with another tokenizer");
     }
     if (saved->second == checkpoint_tokenizer(tokenizer)) return;
-    const std::optional<TokenizerKind> kind = tokenizer_kind(saved->second);
+    const std::string saved_kind = tokenizer_kind(saved->second);
+    const std::optional<TokenizerKind> kind = enum_from_name<TokenizerKind>(saved_kind);   // none when unknown
     const std::string config_kind = name_of(tokenizer.kind());
     if (kind == TokenizerKind::bpe && tokenizer.kind() == TokenizerKind::bpe)
         throw DataError(path + ": the weights were trained with other byte-pair merges than the run's vocab.json (was the data " +
@@ -184,8 +185,8 @@ void require_tokenizer(const Safetensors& file, const Tokenizer& tokenizer, cons
         throw DataError(path + ": the weights were trained with byte-pair merges (its metadata 'tokenizer'), but the config's " +
                         "data.tokenizer is \"" + config_kind + "\"");
     if (kind != tokenizer.kind())
-        throw DataError(path + ": the weights were trained with a \"" + (kind ? name_of(*kind) : std::string()) +
-                        "\" tokenizer (its metadata 'tokenizer'), but the config's data.tokenizer is \"" + config_kind + "\"");
+        throw DataError(path + ": the weights were trained with a \"" + saved_kind + "\" tokenizer (its metadata 'tokenizer'), but " +
+                        "the config's data.tokenizer is \"" + config_kind + "\"");
     throw DataError(path + ": the weights were trained with another vocabulary than this data gives (was the data file or " +
                     "another data key changed?): the same ids would mean other text");
 }
