@@ -94,9 +94,11 @@ train::DataConfig data_config(DataKind kind, const std::string& path) {
     config.path = path;
     const bool jsonl = kind == DataKind::jsonl_seq2seq || kind == DataKind::jsonl_lm;
     config.source = jsonl ? train::DataSource::jsonl : train::DataSource::text;
-    config.tokenizer = kind == DataKind::text_word_stanzas ? "word" : "char";
+    config.tokenizer = kind == DataKind::text_word_stanzas ? train::TokenizerKind::word : train::TokenizerKind::character;
     config.split = kind == DataKind::text_word_stanzas ? train::TextSplit::stanzas : train::TextSplit::lines;
-    config.task = kind == DataKind::jsonl_lm ? "lm" : kind == DataKind::jsonl_seq2seq ? "seq2seq" : "autoencode";
+    config.task = {kind == DataKind::jsonl_lm        ? train::TaskKind::lm
+                   : kind == DataKind::jsonl_seq2seq ? train::TaskKind::seq2seq
+                                                     : train::TaskKind::autoencode};
     config.vocab_size = 96;
     config.too_long = train::TooLong::truncate;
     return config;

@@ -33,7 +33,7 @@ std::vector<std::string> cli_with(std::vector<std::string> args, const std::vect
 
 TEST_CASE("a bpe tokenizer saves its merges as id pairs and reads back to the same encoding of any bytes", "[unit]") {
     const Tokenizer bpe = Tokenizer::train_bpe({"the cat sat on the mat", "the cat ate the rat", "\xff\xfe the"}, 280);
-    CHECK(bpe.kind() == "bpe");
+    CHECK(bpe.kind() == TokenizerKind::bpe);
     CHECK(bpe.size() <= 280);
     CHECK(bpe.size() > kNumSpecial + 256);
     const nlohmann::json json = bpe.to_json();
@@ -112,13 +112,13 @@ TEST_CASE("a bpe dataset learns its merges from the training split, limits lengt
     DataConfig config;
     config.source = DataSource::text;
     config.path = std::string(TF_SOURCE_DIR) + "/data/sample/tiny_poems.txt";
-    config.tokenizer = "bpe";
-    config.task = "autoencode";
+    config.tokenizer = TokenizerKind::bpe;
+    config.task = {TaskKind::autoencode};
     config.vocab_size = 300;
     config.max_length = 12;   // in BPE tokens, after encoding
     config.too_long = TooLong::truncate;
     const Dataset learned = load_dataset(config);
-    CHECK(learned.tokenizer.kind() == "bpe");
+    CHECK(learned.tokenizer.kind() == TokenizerKind::bpe);
     REQUIRE_FALSE(learned.train.empty());
     for (const Example& example : learned.train) {
         CHECK(example.src.size() <= 12);

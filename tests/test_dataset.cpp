@@ -33,11 +33,11 @@ DataConfig read_config(const Json& data) {
     return DataConfig::from_json(reader);
 }
 
-// `count` examples of `task` drawn from one seeded Rng.
-std::vector<Example> draw(const SyntheticTask& task, int64_t count, uint64_t seed = 7) {
+// `count` examples of the task `name` with `settings`, drawn from one seeded Rng.
+std::vector<Example> draw(const std::string& name, const SyntheticSettings& settings, int64_t count, uint64_t seed = 7) {
     Rng rng(seed);
     std::vector<Example> examples;
-    for (int64_t i = 0; i < count; ++i) examples.push_back(generate_example(task, rng));
+    for (int64_t i = 0; i < count; ++i) examples.push_back(synthetic_task(name).generate(settings, rng));
     return examples;
 }
 
@@ -51,8 +51,7 @@ std::set<std::vector<int64_t>> sources_of(const std::vector<Example>& examples) 
 
 TEST_CASE("copy, reverse and sort targets are the source copied, reversed and sorted", "[unit]") {
     for (const std::string name : {"copy", "reverse", "sort"}) {
-        const SyntheticTask task{name, 3, 9, 6, 0};
-        for (const Example& example : draw(task, 200)) {
+        for (const Example& example : draw(name, {3, 9, 6, 0}, 200)) {
             INFO(name);
             REQUIRE(example.src.size() >= 3);
             REQUIRE(example.src.size() <= 9);
@@ -66,9 +65,9 @@ TEST_CASE("copy, reverse and sort targets are the source copied, reversed and so
 }
 
 TEST_CASE("addition targets are the decimal sum of the two operands", "[unit]") {
-    const SyntheticTask task{"addition", 1, 5, 0, 0};
-    const Tokenizer tokenizer = synthetic_tokenizer(task);
-    for (const Example& example : draw(task, 300)) {
+    const SyntheticSettings settings{1, 5, 0, 0};
+    const Tokenizer tokenizer = synthetic_tokenizer(synthetic_task("addition"), settings);
+    for (const Example& example : draw("addition", settings, 300)) {
         const std::string sum = tokenizer.decode(example.src), result = tokenizer.decode(example.tgt);
         INFO(sum << " = " << result);
         const std::size_t plus = sum.find('+');
@@ -82,9 +81,9 @@ TEST_CASE("addition targets are the decimal sum of the two operands", "[unit]") 
 }
 
 TEST_CASE("recall: src is k keys, L distractors and '?', tgt is the first k tokens", "[unit]") {
-    const SyntheticTask task{"recall", 10, 30, 8, 3};
-    const int64_t query_marker = synthetic_tokenizer(task).id("?");
-    for (const Example& example : draw(task, 200)) {
+    const SyntheticSettings settings{10, 30, 8, 3};
+    const int64_t query_marker = synthetic_tokenizer(synthetic_task("recall"), settings).id("?");
+    for (const Example& example : draw("recall", settings, 200)) {
         const auto distractors = static_cast<int64_t>(example.src.size()) - 3 - 1;
         REQUIRE((distractors >= 10 && distractors <= 30));
         REQUIRE(example.src.back() == query_marker);
@@ -93,10 +92,10 @@ TEST_CASE("recall: src is k keys, L distractors and '?', tgt is the first k toke
 }
 
 TEST_CASE("associative recall: distinct keys, a query key among them, tgt its value", "[unit]") {
-    const SyntheticTask task{"associative_recall", 2, 6, 8, 0};
-    const Tokenizer tokenizer = synthetic_tokenizer(task);
+    const SyntheticSettings settings{2, 6, 8, 0};
+    const Tokenizer tokenizer = synthetic_tokenizer(synthetic_task("associative_recall"), settings);
     std::set<std::size_t> query_positions;
-    for (const Example& example : draw(task, 200)) {
+    for (const Example& example : draw("associative_recall", settings, 200)) {
         const std::string text = tokenizer.decode(example.src);  // e.g. "a3c7?c"
         INFO(text << " -> " << tokenizer.decode(example.tgt));
         const std::size_t pairs = (text.size() - 2) / 2;
@@ -120,7 +119,7 @@ TEST_CASE("associative recall: distinct keys, a query key among them, tgt its va
 }
 
 TEST_CASE("synthetic data is reproducible from the seed and changes with it", "[unit]") {
-    for (const std::string& name : kSyntheticTasks) {
+    for (const std::string& name : synthetic_task_names()) {
         INFO(name);
         const Json data{{"source", "synthetic"}, {"task", name}, {"train_size", 50}, {"valid_size", 10}, {"test_size", 10}};
         const Dataset first = load_dataset(read_config(data));
@@ -180,7 +179,7 @@ TEST_CASE("a text corpus splits into lines or stanzas", "[unit]") {
 TEST_CASE("text autoencoding: tgt = src, every item in exactly one split, decodable", "[unit]") {
     const Dataset dataset = load_dataset(read_config(
         {{"source", "text"}, {"path", kTinyPoems}, {"split", "stanzas"}, {"tokenizer", "word"}, {"train_fraction", 0.5}}));
-    CHECK(dataset.task == "autoencode");
+    CHECK(dataset.task.kind == TaskKind::autoencode);
     CHECK(dataset.train.size() == 3);
     CHECK(dataset.train.size() + dataset.valid.size() + dataset.test.size() == 6);
     std::set<std::string> decoded;
@@ -217,7 +216,7 @@ TEST_CASE("JSONL of ids loads and splits", "[unit]") {
         {{"source", "jsonl"}, {"path", path}, {"vocab_size", 10}, {"train_fraction", 1.0}, {"valid_fraction", 0.0}}));
     REQUIRE(dataset.train.size() == 2);
     CHECK(dataset.vocab_size == 10);
-    CHECK(dataset.tokenizer.kind() == "ids");
+    CHECK(dataset.tokenizer.kind() == TokenizerKind::ids);
     CHECK(((dataset.train[0] == Example{{4, 5}, {5, 4}}) || (dataset.train[1] == Example{{4, 5}, {5, 4}})));
 }
 
@@ -244,8 +243,8 @@ TEST_CASE("JSONL errors name file:line and what was wrong", "[unit]") {
 TEST_CASE("DataConfig reads every key, with the documented defaults", "[unit]") {
     const DataConfig defaults = read_config({{"source", "text"}, {"path", kTinyPoems}});
     CHECK(defaults.split == TextSplit::lines);
-    CHECK(defaults.tokenizer == "char");
-    CHECK(defaults.task == "autoencode");
+    CHECK(defaults.tokenizer == TokenizerKind::character);
+    CHECK(defaults.task.kind == TaskKind::autoencode);
     CHECK(defaults.max_length == 256);
     CHECK(defaults.batch_size == 32);
     CHECK_FALSE(defaults.bucket);
@@ -376,7 +375,7 @@ TEST_CASE("an example longer than the model's positions is a config error naming
     config.model_positions = 6;
     CHECK_THROWS_AS(load_dataset(config), ConfigError);
     CHECK_THROWS_WITH(load_dataset(config), Catch::StartsWith("model.max_length: 6 positions, fewer than the longest example of data.path '" + path + "' needs: 7 (6 tokens + <bos> in the decoder, example "));
-    config.task = "lm";
+    config.task = {TaskKind::lm};
     CHECK_THROWS_WITH(load_dataset(config), Catch::Contains("needs: 7 (6 tokens + <bos>"));
     // A source longer than its target: the encoder's positions count.
     const std::string ids = write_temp(dir, "ids.jsonl", "{\"src\": [4, 4, 4, 4], \"tgt\": [4]}\n");

@@ -59,7 +59,7 @@ TEST_CASE("every writer reports a write the system refuses: the atomic write, th
     const std::string long_text(100, 'x');
     CHECK(refused_past_a_small_file_limit([&] { write_file_atomic(dir / "atomic.txt", long_text); }));
     CHECK(refused_past_a_small_file_limit([&] { append_to_file(dir / "log.jsonl", long_text); }));
-    const train::Tokenizer vocabulary = train::Tokenizer::build({"a vocabulary longer than sixteen bytes"}, "word");
+    const train::Tokenizer vocabulary = train::Tokenizer::build({"a vocabulary longer than sixteen bytes"}, train::TokenizerKind::word);
     CHECK(refused_past_a_small_file_limit([&] { vocabulary.save(dir / "vocab.json"); }));
     // Nothing half-written is left where the file should be.
     CHECK_FALSE(std::filesystem::exists(dir / "atomic.txt"));

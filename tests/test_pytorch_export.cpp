@@ -183,10 +183,10 @@ TEST_CASE("model.py's encode and decode give tapeformer's ids and text for char,
     const std::vector<std::string> corpus = {"the cat sat on the mat. the cat sat.\n", "don't jag-time -- now... \"quoted\"",
                                              "café — naïve\tzoë", "12 34 5"};
     const std::vector<train::Tokenizer> tokenizers = {
-        train::Tokenizer::build(corpus, "char"), train::Tokenizer::build(corpus, "word"),
+        train::Tokenizer::build(corpus, train::TokenizerKind::character), train::Tokenizer::build(corpus, train::TokenizerKind::word),
         train::Tokenizer::train_bpe(corpus, train::kNumSpecial + 256 + 30), train::Tokenizer::ids(40)};
     for (const train::Tokenizer& tokenizer : tokenizers) {
-        INFO(tokenizer.kind());
+        INFO(name_of(tokenizer.kind()));
         test::TempDir dir;
         test::write_text(dir / "model.py", kPytorchModelPy);
         tokenizer.save(dir / "vocab.json");
@@ -210,7 +210,7 @@ TEST_CASE("model.py's encode and decode give tapeformer's ids and text for char,
             const std::vector<int64_t> ids = tokenizer.encode(text);
             CHECK(got[0].get<std::vector<int64_t>>() == ids);
             CHECK(got[1].get<std::string>() == hex_of(tokenizer.decode(ids)));
-            if (tokenizer.kind() == "bpe") CHECK(got[1].get<std::string>() == hex_of(text));   // bytes in, the same bytes out
+            if (tokenizer.kind() == train::TokenizerKind::bpe) CHECK(got[1].get<std::string>() == hex_of(text));   // bytes in, the same bytes out
         }
     }
 }

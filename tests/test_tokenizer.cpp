@@ -12,7 +12,7 @@ using namespace tf::train;
 using Tokens = std::vector<std::string>;
 
 TEST_CASE("the special tokens sit at fixed ids in every vocabulary", "[unit]") {
-    for (const Tokenizer& tokenizer : {Tokenizer::build({"zebra"}, "char"), Tokenizer::build({"a b"}, "word")}) {
+    for (const Tokenizer& tokenizer : {Tokenizer::build({"zebra"}, TokenizerKind::character), Tokenizer::build({"a b"}, TokenizerKind::word)}) {
         CHECK(tokenizer.token(kPadId) == "<pad>");
         CHECK(tokenizer.token(kBosId) == "<bos>");
         CHECK(tokenizer.token(kEosId) == "<eos>");
@@ -35,30 +35,30 @@ TEST_CASE("word tokens: words, single punctuation marks, newlines, joined apostr
 }
 
 TEST_CASE("the vocabulary is ordered by count, then by bytes, and is reproducible", "[unit]") {
-    const Tokenizer tokenizer = Tokenizer::build({"bca", "cb", "c"}, "char");
+    const Tokenizer tokenizer = Tokenizer::build({"bca", "cb", "c"}, TokenizerKind::character);
     // counts: c 3, b 2, a 1
     CHECK(tokenizer.size() == kNumSpecial + 3);
     CHECK(tokenizer.token(4) == "c");
     CHECK(tokenizer.token(5) == "b");
     CHECK(tokenizer.token(6) == "a");
-    const Tokenizer ties = Tokenizer::build({"zyx"}, "char");  // all count 1: bytes ascending
+    const Tokenizer ties = Tokenizer::build({"zyx"}, TokenizerKind::character);  // all count 1: bytes ascending
     CHECK(ties.token(4) == "x");
     CHECK(ties.token(6) == "z");
-    CHECK(Tokenizer::build({"cb", "bca", "c"}, "char").to_json() == tokenizer.to_json());
+    CHECK(Tokenizer::build({"cb", "bca", "c"}, TokenizerKind::character).to_json() == tokenizer.to_json());
 }
 
 TEST_CASE("min_count and max_size cut the vocabulary", "[unit]") {
-    const Tokenizer rare_dropped = Tokenizer::build({"aab"}, "char", /*min_count=*/2);
+    const Tokenizer rare_dropped = Tokenizer::build({"aab"}, TokenizerKind::character, /*min_count=*/2);
     CHECK(rare_dropped.size() == kNumSpecial + 1);
     CHECK(rare_dropped.encode("ab") == std::vector<int64_t>{4, kUnkId});
-    const Tokenizer capped = Tokenizer::build({"aaabbc"}, "char", 1, /*max_size=*/kNumSpecial + 2);
+    const Tokenizer capped = Tokenizer::build({"aaabbc"}, TokenizerKind::character, 1, /*max_size=*/kNumSpecial + 2);
     CHECK(capped.size() == kNumSpecial + 2);
     CHECK(capped.encode("c") == std::vector<int64_t>{kUnkId});
 }
 
 TEST_CASE("char round trip: decode(encode(text)) == text", "[unit]") {
     const std::string text = "Tyger Tyger, burning bright,\nIn the forests of the night;";
-    const Tokenizer tokenizer = Tokenizer::build({text}, "char");
+    const Tokenizer tokenizer = Tokenizer::build({text}, TokenizerKind::character);
     CHECK(tokenizer.decode(tokenizer.encode(text)) == text);
 }
 
@@ -70,12 +70,12 @@ TEST_CASE("word round trip on ordinary text", "[unit]") {
         "Hope is the thing with feathers - that perches in the soul - [sic] {ok}",
         "Two female gossips in converse free --\nIt ends... or not?!",
     };
-    const Tokenizer tokenizer = Tokenizer::build(texts, "word");
+    const Tokenizer tokenizer = Tokenizer::build(texts, TokenizerKind::word);
     for (const std::string& text : texts) CHECK(tokenizer.decode(tokenizer.encode(text)) == text);
 }
 
 TEST_CASE("decode stops at <eos> and skips <pad> and <bos>, unknown tokens map to <unk>", "[unit]") {
-    const Tokenizer tokenizer = Tokenizer::build({"ab"}, "char");
+    const Tokenizer tokenizer = Tokenizer::build({"ab"}, TokenizerKind::character);
     const int64_t a = tokenizer.id("a"), b = tokenizer.id("b");
     CHECK(tokenizer.decode({kBosId, a, kPadId, b, kEosId, a}) == "ab");
     CHECK(tokenizer.encode("aqb") == std::vector<int64_t>{a, kUnkId, b});
@@ -93,7 +93,7 @@ TEST_CASE("the ids tokenizer parses and prints ids", "[unit]") {
 TEST_CASE("vocab.json round trip through a file", "[unit]") {
     const test::TempDir dir("tapeformer-tokenizer");
     const std::string path = dir / "vocab.json";
-    for (const Tokenizer& tokenizer : {Tokenizer::build({"the cat, the hat"}, "word"), Tokenizer::ids(50)}) {
+    for (const Tokenizer& tokenizer : {Tokenizer::build({"the cat, the hat"}, TokenizerKind::word), Tokenizer::ids(50)}) {
         tokenizer.save(path);
         const Tokenizer loaded = Tokenizer::load(path);
         CHECK(loaded.to_json() == tokenizer.to_json());

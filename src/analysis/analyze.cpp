@@ -13,20 +13,39 @@
 #include "autograd/tape.h"
 #include "config/json_bytes.h"
 #include "train/evaluate.h"
+#include "train/synthetic.h"
 #include "util/files.h"
 
 namespace tf {
+
+namespace {
+
+// The target of typed text is known only where it is the text itself, or where there is none (lm).
+bool reads_typed_text(const train::DataTask& task) {
+    return task.kind == train::TaskKind::autoencode || task.is_lm() || (task.synthetic && task.synthetic->target_is_source);
+}
+
+// "autoencode, copy and lm": the tasks reads_typed_text accepts.
+std::string typed_text_tasks() {
+    std::vector<std::string> names{name_of(train::TaskKind::autoencode)};
+    for (const train::SyntheticTask& task : train::synthetic_tasks())
+        if (task.target_is_source) names.push_back(task.name);
+    std::string listed;
+    for (std::size_t i = 0; i < names.size(); ++i) listed += (i == 0 ? "" : ", ") + names[i];
+    return listed + " and " + name_of(train::TaskKind::lm);
+}
+
+}  // namespace
 
 AnalysisExample analysis_example(const train::LoadedRun& run, const std::optional<std::string>& text) {
     if (!text) {
         if (run.dataset.test.empty()) throw DataError("analyze: the run's test split is empty; pass --input");
         return analysis_example(run, run.dataset.test.front());
     }
-    // The target of typed text is known only where it is the text itself.
-    const std::string& task = run.config.data.task;
-    if (task != "autoencode" && task != "copy" && task != "lm")
-        throw DataError("analyze --input: the run's task \"" + task + "\" makes its target by its own rule, so the " +
-                        "decoder cannot be fed typed text; --input works for autoencode, copy and lm runs " +
+    const train::DataTask& task = run.config.data.task;
+    if (!reads_typed_text(task))
+        throw DataError("analyze --input: the run's task \"" + task.name() + "\" makes its target by its own rule, so the " +
+                        "decoder cannot be fed typed text; --input works for " + typed_text_tasks() + " runs " +
                         "(leave it out to analyze the first test example)");
     train::Example example;
     example.src = train::encode_typed_text(run.dataset.tokenizer, *text, "analyze --input");

@@ -5,48 +5,16 @@
 #include <limits>
 
 #include "autograd/error.h"
+#include "train/ideal_kernel.h"
+#include "train/synthetic.h"
 
 namespace tf {
 
-namespace {
-
-// A task whose output position i needs source position position_of(i, S) while i < |tgt|.
-template <class PositionOf>
-Matrix one_position_per_output(int64_t targets, int64_t sources, PositionOf position_of) {
-    Matrix ideal(static_cast<std::size_t>(targets + 1), std::vector<double>(static_cast<std::size_t>(sources), 0.0));
-    for (int64_t i = 0; i < targets; ++i) {
-        const int64_t j = position_of(i, sources);
-        if (j >= 0 && j < sources) ideal[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = 1.0;
-    }
-    return ideal;
-}
-
-Matrix every_position_per_output(int64_t targets, int64_t sources) {
-    Matrix ideal(static_cast<std::size_t>(targets + 1), std::vector<double>(static_cast<std::size_t>(sources), 1.0));
-    ideal.back().assign(static_cast<std::size_t>(sources), 0.0);   // <eos>
-    return ideal;
-}
-
-}  // namespace
-
-std::optional<Matrix> ideal_kernel(const std::string& task, const train::Example& example) {
-    const auto targets = static_cast<int64_t>(example.tgt.size());
-    const auto sources = static_cast<int64_t>(example.src.size());
-    // copy: y_i = x_i; recall: src = k keys, distractors, "?", and y_i = key i = x_i
-    if (task == "copy" || task == "autoencode" || task == "recall")
-        return one_position_per_output(targets, sources, [](int64_t i, int64_t) { return i; });
-    if (task == "reverse") return one_position_per_output(targets, sources, [](int64_t i, int64_t S) { return S - 1 - i; });
-    // each sorted output and each digit of a sum depends on every input symbol
-    if (task == "sort" || task == "addition") return every_position_per_output(targets, sources);
-    if (task == "associative_recall") {
-        // src = k1 v1 … kL vL "?" kq: the answer is the value after the key equal to kq, so it
-        // needs kq (the last position) and that value.
-        Matrix ideal = one_position_per_output(targets, sources, [](int64_t, int64_t S) { return S - 1; });
-        for (int64_t j = 0; j + 1 < sources - 2; j += 2)
-            if (example.src[static_cast<std::size_t>(j)] == example.src.back())
-                for (int64_t i = 0; i < targets; ++i) ideal[static_cast<std::size_t>(i)][static_cast<std::size_t>(j + 1)] = 1.0;
-        return ideal;
-    }
+std::optional<Matrix> ideal_kernel(const train::DataTask& task, const train::Example& example) {
+    if (task.kind == train::TaskKind::autoencode)   // y_i = x_i
+        return train::one_position_per_output(static_cast<int64_t>(example.tgt.size()), static_cast<int64_t>(example.src.size()),
+                                              [](int64_t i, int64_t) { return i; });
+    if (task.kind == train::TaskKind::synthetic && task.synthetic->ideal_kernel) return task.synthetic->ideal_kernel(example);
     return std::nullopt;
 }
 

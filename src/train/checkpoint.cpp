@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "config/json_text.h"
 #include "train/checkpoint_metadata.h"
@@ -169,21 +170,23 @@ void require_tokenizer(const Safetensors& file, const Tokenizer& tokenizer, cons
     const auto saved = file.metadata.find("tokenizer");
     if (saved == file.metadata.end()) {
         // Written before every checkpoint carried its vocabulary: then only byte-pair merges were kept.
-        if (tokenizer.kind() != "bpe") return;
+        if (tokenizer.kind() != TokenizerKind::bpe) return;
         throw DataError(path + ": the config's data.tokenizer is \"bpe\", but the checkpoint carries no byte-pair merges: " +
                         "its weights were trained with another tokenizer");
     }
     if (saved->second == checkpoint_tokenizer(tokenizer)) return;
-    const std::string kind = tokenizer_kind(saved->second);
-    if (kind == "bpe" && tokenizer.kind() == "bpe")
+    const std::string saved_kind = tokenizer_kind(saved->second);
+    const std::optional<TokenizerKind> kind = enum_from_name<TokenizerKind>(saved_kind);   // none when unknown
+    const std::string config_kind = name_of(tokenizer.kind());
+    if (kind == TokenizerKind::bpe && tokenizer.kind() == TokenizerKind::bpe)
         throw DataError(path + ": the weights were trained with other byte-pair merges than the run's vocab.json (was the data " +
                         "file or data.vocab_size changed?)");
-    if (kind == "bpe")
+    if (kind == TokenizerKind::bpe)
         throw DataError(path + ": the weights were trained with byte-pair merges (its metadata 'tokenizer'), but the config's " +
-                        "data.tokenizer is \"" + tokenizer.kind() + "\"");
+                        "data.tokenizer is \"" + config_kind + "\"");
     if (kind != tokenizer.kind())
-        throw DataError(path + ": the weights were trained with a \"" + kind + "\" tokenizer (its metadata 'tokenizer'), but " +
-                        "the config's data.tokenizer is \"" + tokenizer.kind() + "\"");
+        throw DataError(path + ": the weights were trained with a \"" + saved_kind + "\" tokenizer (its metadata 'tokenizer'), but " +
+                        "the config's data.tokenizer is \"" + config_kind + "\"");
     throw DataError(path + ": the weights were trained with another vocabulary than this data gives (was the data file or " +
                     "another data key changed?): the same ids would mean other text");
 }

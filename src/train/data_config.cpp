@@ -17,7 +17,24 @@ using config::JsonReader;
 const std::vector<std::string> kTextKeys{"path", "split", "tokenizer", "too_long", "min_count", "max_vocab",
                                          "train_fraction", "valid_fraction"};   // and vocab_size, with "bpe"
 const std::vector<std::string> kJsonlKeys{"path", "vocab_size", "too_long", "train_fraction", "valid_fraction"};
-const std::vector<std::string> kSyntheticKeys{"num_symbols", "keys", "train_size", "valid_size", "test_size"};
+
+// Every key only a synthetic source reads: its tasks' own, and the split sizes.
+std::vector<std::string> synthetic_keys() {
+    std::vector<std::string> keys;
+    for (const SyntheticTask& task : synthetic_tasks())
+        for (const std::string& key : task.keys)
+            if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    keys.insert(keys.end(), {"train_size", "valid_size", "test_size"});
+    return keys;
+}
+
+// A choice among `allowed`, read straight into the enum (config errors list the allowed names).
+template <class Enum>
+Enum choice_among(JsonReader& reader, const std::string& key, Enum fallback, std::initializer_list<Enum> allowed) {
+    std::vector<std::string> names;
+    for (const Enum value : allowed) names.push_back(name_of(value));
+    return *enum_from_name<Enum>(reader.choice(key, name_of(fallback), names));
+}
 
 // A key that some other source or task reads is not "unknown" but misplaced: say why.
 void reject_present(const JsonReader& reader, const std::vector<std::string>& keys, const std::string& why) {
@@ -25,12 +42,10 @@ void reject_present(const JsonReader& reader, const std::vector<std::string>& ke
         if (reader.has(key)) throw ConfigError(reader.path_of(key) + ": not used " + why);
 }
 
-void read_lengths(JsonReader& reader, DataConfig& config, int64_t default_max, int64_t upper) {
-    config.min_length = reader.integer("min_length", 1, {.min = 1, .max = upper});
-    config.max_length = reader.integer("max_length", std::clamp(default_max, config.min_length, upper), {.min = 1, .max = upper});
-    if (config.max_length < config.min_length)
-        throw ConfigError(reader.path_of("max_length") + ": expected ≥ min_length (" +
-                          std::to_string(config.min_length) + "), got " + std::to_string(config.max_length));
+void read_lengths(JsonReader& reader, DataConfig& config) {
+    const LengthRange lengths = read_length_range(reader, 256, std::numeric_limits<int32_t>::max());
+    config.min_length = lengths.min_length;
+    config.max_length = lengths.max_length;
 }
 
 void read_fractions(JsonReader& reader, DataConfig& config) {
@@ -45,8 +60,9 @@ void read_fractions(JsonReader& reader, DataConfig& config) {
 
 // "bpe" learns its merges up to data.vocab_size; "char" and "word" count tokens (min_count, max_vocab).
 void read_tokenizer(JsonReader& reader, DataConfig& config) {
-    config.tokenizer = reader.choice("tokenizer", "char", {"char", "word", "bpe"});
-    if (config.tokenizer != "bpe") {
+    config.tokenizer = choice_among(reader, "tokenizer", TokenizerKind::character,
+                                    {TokenizerKind::character, TokenizerKind::word, TokenizerKind::bpe});
+    if (config.tokenizer != TokenizerKind::bpe) {
         reject_present(reader, {"vocab_size"}, "when data.source is \"text\" and data.tokenizer is not \"bpe\"");
         return;
     }
@@ -63,14 +79,14 @@ void read_tokenizer(JsonReader& reader, DataConfig& config) {
 }
 
 void read_text(JsonReader& reader, DataConfig& config) {
-    reject_present(reader, kSyntheticKeys, "when data.source is \"text\"");
+    reject_present(reader, synthetic_keys(), "when data.source is \"text\"");
     config.path = reader.string("path");
     config.split = reader.choice("split", TextSplit::lines);
     read_tokenizer(reader, config);
-    config.task = reader.choice("task", "autoencode", {"autoencode", "lm"});
-    read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());
+    config.task = {choice_among(reader, "task", TaskKind::autoencode, {TaskKind::autoencode, TaskKind::lm})};
+    read_lengths(reader, config);
     config.too_long = reader.choice("too_long", TooLong::drop);
-    if (config.tokenizer != "bpe") {
+    if (config.tokenizer != TokenizerKind::bpe) {
         config.min_count = reader.integer("min_count", 1, {.min = 1, .max = std::numeric_limits<int32_t>::max()});
         config.max_vocab = reader.integer("max_vocab", 0, {.min = 0, .max = std::numeric_limits<int32_t>::max()});
         if (config.max_vocab != 0 && config.max_vocab <= kNumSpecial)
@@ -82,11 +98,11 @@ void read_text(JsonReader& reader, DataConfig& config) {
 
 void read_jsonl(JsonReader& reader, DataConfig& config) {
     reject_present(reader, {"split", "tokenizer", "min_count", "max_vocab"}, "when data.source is \"jsonl\"");
-    reject_present(reader, kSyntheticKeys, "when data.source is \"jsonl\"");
+    reject_present(reader, synthetic_keys(), "when data.source is \"jsonl\"");
     config.path = reader.string("path");
     config.vocab_size = reader.integer("vocab_size", {.min = kNumSpecial + 1, .max = std::numeric_limits<int32_t>::max()});
-    config.task = reader.choice("task", "seq2seq", {"seq2seq", "lm"});
-    read_lengths(reader, config, 256, std::numeric_limits<int32_t>::max());
+    config.task = {choice_among(reader, "task", TaskKind::seq2seq, {TaskKind::seq2seq, TaskKind::lm})};
+    read_lengths(reader, config);
     config.too_long = reader.choice("too_long", TooLong::drop);
     read_fractions(reader, config);
 }
@@ -94,24 +110,36 @@ void read_jsonl(JsonReader& reader, DataConfig& config) {
 void read_synthetic(JsonReader& reader, DataConfig& config) {
     reject_present(reader, kTextKeys, "when data.source is \"synthetic\"");
     reject_present(reader, {"vocab_size"}, "when data.source is \"synthetic\"");
-    config.task = reader.choice("task", kSyntheticTasks);
-    const std::string by_task = "by data.task \"" + config.task + "\"";
-    if (config.task != "recall") reject_present(reader, {"keys"}, by_task);
-    if (config.task == "addition") {
-        reject_present(reader, {"num_symbols"}, by_task + " (its alphabet is the digits and \"+\")");
-        read_lengths(reader, config, 10, 18);  // operand digits: 18 keeps the sum inside 64 bits
-    } else {
-        const int64_t max_symbols = config.task == "associative_recall" ? 26 : 62;
-        config.num_symbols = reader.integer("num_symbols", 10, {.min = 2, .max = max_symbols});
-        read_lengths(reader, config, 10, config.task == "associative_recall" ? config.num_symbols : 100000);
-    }
-    if (config.task == "recall") config.keys = reader.integer("keys", 4, {.min = 1, .max = 100000});
+    const SyntheticTask& task = synthetic_task(reader.choice("task", synthetic_task_names()));
+    config.task = {TaskKind::synthetic, &task};
+    SyntheticSettings settings;
+    task.read_keys(reader, settings);
+    // The keys other tasks read, which this one does not.
+    std::vector<std::string> others;
+    for (const SyntheticTask& other : synthetic_tasks())
+        for (const std::string& key : other.keys)
+            if (std::find(task.keys.begin(), task.keys.end(), key) == task.keys.end()) others.push_back(key);
+    reject_present(reader, others, "by data.task \"" + task.name + "\"");
+    config.min_length = settings.min_length;
+    config.max_length = settings.max_length;
+    config.num_symbols = settings.num_symbols;
+    config.keys = settings.keys;
     config.train_size = reader.integer("train_size", 10000, {.min = 1, .max = 100000000});
     config.valid_size = reader.integer("valid_size", 500, {.min = 0, .max = 100000000});
     config.test_size = reader.integer("test_size", 500, {.min = 0, .max = 100000000});
 }
 
 }  // namespace
+
+LengthRange read_length_range(JsonReader& reader, int64_t default_max, int64_t upper) {
+    LengthRange lengths;
+    lengths.min_length = reader.integer("min_length", 1, {.min = 1, .max = upper});
+    lengths.max_length = reader.integer("max_length", std::clamp(default_max, lengths.min_length, upper), {.min = 1, .max = upper});
+    if (lengths.max_length < lengths.min_length)
+        throw ConfigError(reader.path_of("max_length") + ": expected ≥ min_length (" +
+                          std::to_string(lengths.min_length) + "), got " + std::to_string(lengths.max_length));
+    return lengths;
+}
 
 DataConfig DataConfig::from_json(JsonReader& reader) {
     DataConfig config;
@@ -129,7 +157,7 @@ DataConfig DataConfig::from_json(JsonReader& reader) {
 
 BatcherOptions DataConfig::batching() const {
     return BatcherOptions{.batch_size = batch_size, .shuffle = true, .bucket = bucket,
-                          .bucket_batches = bucket_batches, .seed = seed, .lm = task == "lm"};
+                          .bucket_batches = bucket_batches, .seed = seed, .lm = task.is_lm()};
 }
 
 }  // namespace tf::train

@@ -136,8 +136,8 @@ Dataset load_text_bpe(const DataConfig& config, const Tokenizer* known) {
 
 Dataset load_jsonl(const DataConfig& config) {
     std::vector<Example> examples;
-    for (Example& example : read_jsonl(config.path, config.vocab_size, config.task == "lm"))
-        if (fit_length(example.src, config) && (config.task == "lm" || fit_length(example.tgt, config)))
+    for (Example& example : read_jsonl(config.path, config.vocab_size, config.task.is_lm()))
+        if (fit_length(example.src, config) && (config.task.is_lm() || fit_length(example.tgt, config)))
             examples.push_back(std::move(example));
     const SplitIndices split = split_indices(static_cast<int64_t>(examples.size()), config.train_fraction,
                                              config.valid_fraction, config.seed);
@@ -148,12 +148,13 @@ Dataset load_jsonl(const DataConfig& config) {
 }
 
 Dataset load_synthetic(const DataConfig& config) {
-    const SyntheticTask task{config.task, config.min_length, config.max_length, config.num_symbols, config.keys};
+    const SyntheticSettings settings{config.min_length, config.max_length, config.num_symbols, config.keys};
     Dataset dataset;
     dataset.task = config.task;
-    dataset.tokenizer = synthetic_tokenizer(task);
+    dataset.tokenizer = synthetic_tokenizer(*config.task.synthetic, settings);
     dataset.vocab_size = dataset.tokenizer.size();
-    generate_splits(task, config.train_size, config.valid_size, config.test_size, config.seed, dataset);
+    generate_splits(*config.task.synthetic, settings, config.train_size, config.valid_size, config.test_size, config.seed,
+                    dataset);
     return dataset;
 }
 
@@ -192,6 +193,8 @@ Example read_jsonl_line(const std::string& line, int64_t vocab_size, bool lm) {
 }
 
 }  // namespace
+
+std::string DataTask::name() const { return kind == TaskKind::synthetic ? synthetic->name : name_of(kind); }
 
 std::vector<std::string> read_text_items(const std::string& path, TextSplit split) {
     std::vector<std::string> items;
@@ -277,7 +280,7 @@ void require_positions(const Dataset& dataset, const DataConfig& config) {
     const std::string why = needed == decoder_positions(*longest, dataset.is_lm())
                                 ? std::to_string(needed - 1) + " tokens + <bos> in the decoder"
                                 : std::to_string(needed) + " tokens in the encoder";
-    const std::string source = config.source == DataSource::synthetic ? "data.task \"" + config.task + "\""
+    const std::string source = config.source == DataSource::synthetic ? "data.task \"" + config.task.name() + "\""
                                                             : "data.path '" + shown_path(config.path) + "'";
     throw ConfigError("model.max_length: " + std::to_string(config.model_positions) +
                       " positions, fewer than the longest example of " + source + " needs: " + std::to_string(needed) +
@@ -285,7 +288,7 @@ void require_positions(const Dataset& dataset, const DataConfig& config) {
 }
 
 Dataset load_by_source(const DataConfig& config, const Tokenizer* bpe) {
-    if (config.source == DataSource::text && config.tokenizer == "bpe") return load_text_bpe(config, bpe);
+    if (config.source == DataSource::text && config.tokenizer == TokenizerKind::bpe) return load_text_bpe(config, bpe);
     if (config.source == DataSource::text) return load_text(config);
     if (config.source == DataSource::jsonl) return load_jsonl(config);
     return load_synthetic(config);

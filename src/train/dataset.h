@@ -19,13 +19,30 @@ struct Example {
     bool operator==(const Example&) const = default;
 };
 
+struct SyntheticTask;  // train/synthetic.h: a row of the synthetic task table
+
+// What the examples ask of a model: "task" in the data section. A text corpus is autoencoded
+// (target = source) or modelled ("lm"); a jsonl file holds pairs ("seq2seq") or sequences ("lm");
+// a synthetic source names a row of the synthetic task table, which makes its examples.
+enum class TaskKind { autoencode, seq2seq, lm, synthetic };
+inline constexpr EnumName<TaskKind> kTaskKindNames[] = {
+    {TaskKind::autoencode, "autoencode"}, {TaskKind::seq2seq, "seq2seq"}, {TaskKind::lm, "lm"}};  // synthetic: the row's name
+inline std::span<const EnumName<TaskKind>> enum_names(TaskKind) { return kTaskKindNames; }
+
+struct DataTask {
+    TaskKind kind = TaskKind::autoencode;
+    const SyntheticTask* synthetic = nullptr;  // its row, when kind is synthetic (rows live as long as the program)
+    std::string name() const;                  // as data.task spells it
+    bool is_lm() const { return kind == TaskKind::lm; }
+    bool operator==(const DataTask&) const = default;
+};
+
 struct Dataset {
     std::vector<Example> train, valid, test;
     Tokenizer tokenizer;
     int64_t vocab_size = 0;  // tokenizer.size(): ids are in [0, vocab_size)
-    // "autoencode" | "lm" (text), "seq2seq" | "lm" (jsonl), or the synthetic task's name.
-    std::string task;
-    bool is_lm() const { return task == "lm"; }
+    DataTask task;
+    bool is_lm() const { return task.is_lm(); }
 };
 
 struct BatcherOptions;  // train/batching.h
@@ -52,13 +69,20 @@ enum class TooLong { drop, truncate };
 inline constexpr EnumName<TooLong> kTooLongNames[] = {{TooLong::drop, "drop"}, {TooLong::truncate, "truncate"}};
 inline std::span<const EnumName<TooLong>> enum_names(TooLong) { return kTooLongNames; }
 
+// data.min_length and data.max_length, each in [1, upper]; max_length defaults to default_max (kept
+// in [min_length, upper]) and is at least min_length. Errors name the JSON path.
+struct LengthRange {
+    int64_t min_length = 1, max_length = 10;
+};
+LengthRange read_length_range(config::JsonReader& reader, int64_t default_max, int64_t upper);
+
 // The `data` section of a run config. Defaults here are the documented defaults.
 struct DataConfig {
     DataSource source = DataSource::text;  // required in a config
     std::string path;                    // text, jsonl: the data file (relative to the working directory)
     TextSplit split = TextSplit::lines;  // text
-    std::string tokenizer = "char";      // text: "char" | "word" | "bpe"
-    std::string task;                    // see Dataset::task
+    TokenizerKind tokenizer = TokenizerKind::character;  // text: char, word or bpe
+    DataTask task;                       // required for jsonl and synthetic
     int64_t min_length = 1;              // shorter items are dropped (tokens; synthetic: see docs)
     int64_t max_length = 256;            // longer items are dropped or truncated (synthetic: 10)
     TooLong too_long = TooLong::drop;    // text, jsonl

@@ -70,7 +70,7 @@ RunConfig read_run_config(const config::Json& root, const std::string& default_n
         throw ConfigError("train.accumulate_steps: " + std::to_string(run.train.accumulate_steps) +
                           " micro-batches must divide data.batch_size " + std::to_string(run.data.batch_size) +
                           " into equal parts (each micro-batch is batch_size / accumulate_steps examples)");
-    if (run.model.is_language_model() != (run.data.task == "lm"))
+    if (run.model.is_language_model() != run.data.task.is_lm())
         throw ConfigError("model.type: \"" + name_of(run.model.type) + "\" " +
                           (run.model.is_language_model() ? "is a language model and needs data.task \"lm\""
                                                          : "is a sequence-to-sequence model and cannot train on data.task \"lm\""));

@@ -49,13 +49,13 @@ LoadedRun load_run(const std::string& directory, const std::string& which, RunDa
                         "relative data.path is read from the working directory); give its place with --data PATH");
     if (data == RunData::vocabulary) {
         run.dataset = vocabulary_only(run.config, dir);
-    } else if (run.config.data.tokenizer == "bpe") {
+    } else if (run.config.data.tokenizer == TokenizerKind::bpe) {
         // The run's merges, as training learned them: replayed, not learned again.
         if (!file_exists(dir.vocab()))
             throw DataError(directory + ": no vocab.json, which holds the run's byte-pair merges (train first)");
         const Tokenizer merges = Tokenizer::load(dir.vocab());
-        if (merges.kind() != "bpe")
-            throw DataError(dir.vocab() + ": a \"" + merges.kind() + "\" vocabulary, but the run's config says data.tokenizer \"bpe\"");
+        if (merges.kind() != TokenizerKind::bpe)
+            throw DataError(dir.vocab() + ": a \"" + name_of(merges.kind()) + "\" vocabulary, but the run's config says data.tokenizer \"bpe\"");
         run.dataset = load_dataset(run.config.data, &merges);
     } else {
         run.dataset = load_dataset(run.config.data);

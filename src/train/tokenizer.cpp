@@ -102,7 +102,7 @@ std::string join_words(const std::vector<std::string>& tokens) {
     return text;
 }
 
-Tokenizer::Tokenizer(std::string kind, std::vector<std::string> tokens) : kind_(std::move(kind)) {
+Tokenizer::Tokenizer(TokenizerKind kind, std::vector<std::string> tokens) : kind_(kind) {
     for (std::string& token : tokens) {
         if (ids_.count(token)) continue;  // the specials, or a duplicate symbol
         ids_.emplace(token, static_cast<int64_t>(tokens_.size()));
@@ -111,7 +111,7 @@ Tokenizer::Tokenizer(std::string kind, std::vector<std::string> tokens) : kind_(
 }
 
 // tokens_ holds each id's bytes (two merges can make the same bytes: ids_ keeps the first).
-Tokenizer::Tokenizer(BytePairEncoding bpe) : kind_("bpe") {
+Tokenizer::Tokenizer(BytePairEncoding bpe) : kind_(TokenizerKind::bpe) {
     for (int64_t id = kNumSpecial; id < kNumSpecial + bpe.size(); ++id) {
         ids_.emplace(bpe.bytes_of(id), id);
         tokens_.push_back(bpe.bytes_of(id));
@@ -123,17 +123,17 @@ Tokenizer Tokenizer::train_bpe(const std::vector<std::string>& texts, int64_t vo
     return Tokenizer(BytePairEncoding::train(texts, vocab_size, kNumSpecial));
 }
 
-Tokenizer Tokenizer::build(const std::vector<std::string>& texts, const std::string& kind, int64_t min_count,
+Tokenizer Tokenizer::build(const std::vector<std::string>& texts, TokenizerKind kind, int64_t min_count,
                            int64_t max_size) {
     std::vector<std::vector<std::string>> split_texts;
-    for (const std::string& text : texts) split_texts.push_back(kind == "word" ? split_words(text) : split_chars(text));
+    for (const std::string& text : texts) split_texts.push_back(kind == TokenizerKind::word ? split_words(text) : split_chars(text));
     return build_from_tokens(split_texts, kind, min_count, max_size);
 }
 
-Tokenizer Tokenizer::build_from_tokens(const std::vector<std::vector<std::string>>& texts, const std::string& kind,
+Tokenizer Tokenizer::build_from_tokens(const std::vector<std::vector<std::string>>& texts, TokenizerKind kind,
                                        int64_t min_count, int64_t max_size) {
-    if (kind != "char" && kind != "word")
-        throw ValueError("Tokenizer::build: kind must be \"char\" or \"word\", got \"" + kind + "\"");
+    if (kind != TokenizerKind::character && kind != TokenizerKind::word)
+        throw ValueError("Tokenizer::build: kind must be \"char\" or \"word\", got \"" + name_of(kind) + "\"");
     std::map<std::string, int64_t> counts;  // ordered by bytes: the stable sort below keeps that for ties
     for (const auto& tokens : texts)
         for (const std::string& token : tokens) ++counts[token];
@@ -148,9 +148,9 @@ Tokenizer Tokenizer::build_from_tokens(const std::vector<std::vector<std::string
     return Tokenizer(kind, std::move(tokens));
 }
 
-Tokenizer Tokenizer::from_symbols(const std::string& kind, const std::vector<std::string>& symbols) {
-    if (kind != "char" && kind != "word")
-        throw ValueError("Tokenizer::from_symbols: kind must be \"char\" or \"word\", got \"" + kind + "\"");
+Tokenizer Tokenizer::from_symbols(TokenizerKind kind, const std::vector<std::string>& symbols) {
+    if (kind != TokenizerKind::character && kind != TokenizerKind::word)
+        throw ValueError("Tokenizer::from_symbols: kind must be \"char\" or \"word\", got \"" + name_of(kind) + "\"");
     return Tokenizer(kind, symbols);
 }
 
@@ -159,15 +159,15 @@ Tokenizer Tokenizer::ids(int64_t vocab_size) {
         throw ValueError("Tokenizer::ids: vocab_size must exceed the " + std::to_string(kNumSpecial) +
                          " special ids, got " + std::to_string(vocab_size));
     Tokenizer tokenizer;
-    tokenizer.kind_ = "ids";
+    tokenizer.kind_ = TokenizerKind::ids;
     tokenizer.ids_size_ = vocab_size;
     return tokenizer;
 }
 
 std::vector<std::string> Tokenizer::split(const std::string& text) const {
-    if (kind_ == "word") return split_words(text);
-    if (kind_ == "char") return split_chars(text);
-    if (kind_ == "bpe") {
+    if (kind_ == TokenizerKind::word) return split_words(text);
+    if (kind_ == TokenizerKind::character) return split_chars(text);
+    if (kind_ == TokenizerKind::bpe) {
         std::vector<std::string> tokens;
         for (const int64_t id : bpe_->encode(text)) tokens.push_back(token(id));
         return tokens;
@@ -179,7 +179,7 @@ std::vector<std::string> Tokenizer::split(const std::string& text) const {
 }
 
 int64_t Tokenizer::id(const std::string& token) const {
-    if (kind_ == "ids") {
+    if (kind_ == TokenizerKind::ids) {
         const bool digits = !token.empty() && token.size() < 19 &&
                             std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
         const int64_t value = digits ? std::stoll(token) : kUnkId;
@@ -204,7 +204,7 @@ std::vector<int64_t> Tokenizer::encode_tokens(const std::vector<std::string>& to
 }
 
 std::vector<int64_t> Tokenizer::encode(const std::string& text) const {
-    return kind_ == "bpe" ? bpe_->encode(text) : encode_tokens(split(text));
+    return kind_ == TokenizerKind::bpe ? bpe_->encode(text) : encode_tokens(split(text));
 }
 
 std::string Tokenizer::decode(const std::vector<int64_t>& ids) const {
@@ -212,23 +212,23 @@ std::string Tokenizer::decode(const std::vector<int64_t>& ids) const {
     for (const int64_t id : ids) {
         if (id == kEosId) break;
         if (id == kPadId || id == kBosId) continue;
-        if (kind_ == "ids") tokens.push_back(std::to_string(id));
+        if (kind_ == TokenizerKind::ids) tokens.push_back(std::to_string(id));
         else tokens.push_back(id >= 0 && id < size() ? token(id) : tokens_[kUnkId]);
     }
-    if (kind_ == "word") return join_words(tokens);
+    if (kind_ == TokenizerKind::word) return join_words(tokens);
     std::string text;
-    for (const std::string& token : tokens) text += (kind_ == "ids" && !text.empty() ? " " : "") + token;
+    for (const std::string& token : tokens) text += (kind_ == TokenizerKind::ids && !text.empty() ? " " : "") + token;
     return text;
 }
 
 nlohmann::json Tokenizer::to_json() const {
-    if (kind_ == "ids") return {{"kind", kind_}, {"vocab_size", ids_size_}};
-    if (kind_ == "bpe") {
+    if (kind_ == TokenizerKind::ids) return {{"kind", name_of(kind_)}, {"vocab_size", ids_size_}};
+    if (kind_ == TokenizerKind::bpe) {
         nlohmann::json merges = nlohmann::json::array();
         for (const auto& [left, right] : bpe_->merges()) merges.push_back({left, right});
-        return {{"kind", kind_}, {"merges", merges}};
+        return {{"kind", name_of(kind_)}, {"merges", merges}};
     }
-    return {{"kind", kind_}, {"tokens", tokens_}};
+    return {{"kind", name_of(kind_)}, {"tokens", tokens_}};
 }
 
 namespace {
@@ -270,11 +270,11 @@ std::vector<BytePairEncoding::Pair> read_merges(const nlohmann::json& list) {
 Tokenizer Tokenizer::from_json(const nlohmann::json& json, const std::string& source) {
     try {
         config::JsonReader reader(json, "");
-        const std::string kind = reader.choice("kind", {"char", "word", "bpe", "ids"});
+        const auto kind = reader.choice<TokenizerKind>("kind");
         Tokenizer tokenizer;
-        if (kind == "ids") {
+        if (kind == TokenizerKind::ids) {
             tokenizer = ids(reader.integer("vocab_size", {.min = kNumSpecial + 1}));
-        } else if (kind == "bpe") {
+        } else if (kind == TokenizerKind::bpe) {
             try {
                 tokenizer = Tokenizer(BytePairEncoding::from_merges(read_merges(reader.raw("merges")), kNumSpecial));
             } catch (const ValueError& error) {
@@ -307,7 +307,7 @@ std::vector<int64_t> encode_typed_text(const Tokenizer& tokenizer, const std::st
     std::vector<int64_t> tokens = tokenizer.encode(text);
     if (tokens.empty())
         throw ValueError(option + ": the input is empty" +
-                         (text.empty() ? std::string() : " (the run's \"" + tokenizer.kind() + "\" tokenizer finds no token in it)") +
+                         (text.empty() ? std::string() : " (the run's \"" + name_of(tokenizer.kind()) + "\" tokenizer finds no token in it)") +
                          "; give some text to read");
     return tokens;
 }

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/error.h"
+#include "config/enum_names.h"
 #include "train/bpe.h"
 
 namespace tf::train {
@@ -26,6 +27,13 @@ inline constexpr int64_t kNumSpecial = 4;  // ordinary tokens start at this id
 // The largest vocab.json read (docs/limits.md). The vocabulary of a 32 MiB data file
 // (kMaxDataBytes) stays below it even when every byte is a token escaped as \u00XX in the JSON.
 inline constexpr std::size_t kMaxVocabBytes = std::size_t{256} << 20;
+
+// How text becomes tokens: data.tokenizer of a text corpus ("char", "word", "bpe"), and "ids" for
+// a jsonl file's ids; vocab.json's "kind" spells it the same way.
+enum class TokenizerKind { character, word, bpe, ids };
+inline constexpr EnumName<TokenizerKind> kTokenizerKindNames[] = {
+    {TokenizerKind::character, "char"}, {TokenizerKind::word, "word"}, {TokenizerKind::bpe, "bpe"}, {TokenizerKind::ids, "ids"}};
+inline std::span<const EnumName<TokenizerKind>> enum_names(TokenizerKind) { return kTokenizerKindNames; }
 
 // "char": the UTF-8 code points of the text (a malformed byte is a token of its own).
 std::vector<std::string> split_chars(const std::string& text);
@@ -46,14 +54,14 @@ public:
 
     // A vocabulary from `texts`: tokens seen at least `min_count` times, ordered by count
     // (descending), ties by the token's bytes (ascending); at most `max_size` ids in total
-    // including the 4 specials (0 = no cap). `kind` is "char" or "word".
-    static Tokenizer build(const std::vector<std::string>& texts, const std::string& kind,
+    // including the 4 specials (0 = no cap). `kind` is character or word.
+    static Tokenizer build(const std::vector<std::string>& texts, TokenizerKind kind,
                            int64_t min_count = 1, int64_t max_size = 0);
     // The same from texts already split into tokens (by split_chars or split_words).
-    static Tokenizer build_from_tokens(const std::vector<std::vector<std::string>>& texts, const std::string& kind,
+    static Tokenizer build_from_tokens(const std::vector<std::vector<std::string>>& texts, TokenizerKind kind,
                                        int64_t min_count = 1, int64_t max_size = 0);
     // A fixed vocabulary: the specials, then `symbols` in the given order (ids 4, 5, …).
-    static Tokenizer from_symbols(const std::string& kind, const std::vector<std::string>& symbols);
+    static Tokenizer from_symbols(TokenizerKind kind, const std::vector<std::string>& symbols);
     // Data that is already ids in [0, vocab_size): encode parses integers, decode prints them.
     static Tokenizer ids(int64_t vocab_size);
     // Byte-level BPE learned from `texts` with at most `vocab_size` ids in all (the specials, the
@@ -72,8 +80,8 @@ public:
     // separated by spaces.
     std::string decode(const std::vector<int64_t>& ids) const;
 
-    int64_t size() const { return kind_ == "ids" ? ids_size_ : static_cast<int64_t>(tokens_.size()); }
-    const std::string& kind() const { return kind_; }
+    int64_t size() const { return kind_ == TokenizerKind::ids ? ids_size_ : static_cast<int64_t>(tokens_.size()); }
+    TokenizerKind kind() const { return kind_; }
 
     // {"kind": "char"|"word", "tokens": ["<pad>", "<bos>", "<eos>", "<unk>", …]},
     // {"kind": "bpe", "merges": [[left id, right id], …]} (ids as train/bpe.h numbers them; the
@@ -87,10 +95,10 @@ public:
     static Tokenizer load(const std::string& path);
 
 private:
-    Tokenizer(std::string kind, std::vector<std::string> tokens);
+    Tokenizer(TokenizerKind kind, std::vector<std::string> tokens);
     explicit Tokenizer(BytePairEncoding bpe);
 
-    std::string kind_ = "char";
+    TokenizerKind kind_ = TokenizerKind::character;
     std::vector<std::string> tokens_{"<pad>", "<bos>", "<eos>", "<unk>"};
     std::unordered_map<std::string, int64_t> ids_{{"<pad>", 0}, {"<bos>", 1}, {"<eos>", 2}, {"<unk>", 3}};
     int64_t ids_size_ = 0;  // vocab_size of an "ids" tokenizer
