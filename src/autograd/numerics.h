@@ -9,12 +9,6 @@
 
 namespace tf {
 
-// A NaN or ∞ where there should be none: names the op, the layer scope and the shape.
-class NumericsError : public Error {
-public:
-    using Error::Error;
-};
-
 void set_check_numerics(bool on);
 bool check_numerics();
 

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "autograd/dropout_mask.h"
+#include "autograd/error.h"
 #include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
