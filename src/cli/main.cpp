@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
             // The other ranks may be waiting for this one in a collective: take the whole job down.
             // One write, so two ranks' lines do not interleave.
             std::cerr << ("error (rank " + std::to_string(tf::distributed::world().rank()) + "): " + error.what() + "\n") << std::flush;
-            tf::distributed::world().abort_job(code);
+            tf::distributed::world().abort_job(code);   // under MPI, does not return
+            return code;
         }
         std::cerr << "error: " << (out_of_memory ? std::string("out of memory: the system refused an allocation; ask for a "
                                                                "smaller model, batch, input or --probes")
