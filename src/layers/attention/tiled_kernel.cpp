@@ -94,7 +94,7 @@ void exp_row(Real* S, Real inv_tau, Real shift, int64_t n) {
 
 // The same, returning Σ_c P_c. The sum is kept in 16 lanes (a vector of floats), added pairwise
 // at the end: with `omp simd reduction` GCC adds up a vector's lanes one by one through memory
-// at the end of every row, which cost a fifth of this loop at 128 keys.
+// at the end of every row, a serial tail as long as a short row's vector work.
 template <class Real>
 Real exp_row_sum(Real* S, Real inv_tau, Real shift, int64_t n) {
     constexpr int64_t kLanes = 16;
