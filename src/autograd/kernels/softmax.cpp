@@ -28,10 +28,14 @@ void masked_row(const T* x, T* y, int64_t cols) {
     for (int64_t j = 0; j < cols; ++j) y[j] = std::isnan(x[j]) ? x[j] : 0;
 }
 
+// What softmax_row writes: the weights, or their logarithms (log_softmax).
+enum class RowOutput { weights, log_weights };
+
 // y_j = exp(x_j − m) / Σ_k exp(x_k − m), m = max_k x_k (subtracting m keeps exp from overflowing).
-// With log_output: y_j = x_j − m − log Σ_k exp(x_k − m). The reference: what a student reads.
+// With log_weights: y_j = x_j − m − log Σ_k exp(x_k − m). The reference: what a student reads.
 template <class T>
-void softmax_row(const T* x, T* y, int64_t cols, bool log_output) {
+void softmax_row(const T* x, T* y, int64_t cols, RowOutput output) {
+    const bool log_output = output == RowOutput::log_weights;
     T row_max = -std::numeric_limits<T>::infinity();
     for (int64_t j = 0; j < cols; ++j) row_max = std::max(row_max, x[j]);  // skips NaN
     if (row_max == -std::numeric_limits<T>::infinity()) {
@@ -118,7 +122,7 @@ void log_softmax_backward_row(const T* y, const T* dy, T* dx, int64_t cols, Exp 
 template <class T>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
     if (use_reference())
-        for_each_row(rows, cols, [&](int64_t r) { softmax_row(x + r * cols, y + r * cols, cols, false); });
+        for_each_row(rows, cols, [&](int64_t r) { softmax_row(x + r * cols, y + r * cols, cols, RowOutput::weights); });
     else
         for_each_row(rows, cols, [&](int64_t r) { softmax_row_fast(x + r * cols, y + r * cols, cols); });
 }
@@ -126,7 +130,7 @@ void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
 template <class T>
 void log_softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
     if (use_reference())
-        for_each_row(rows, cols, [&](int64_t r) { softmax_row(x + r * cols, y + r * cols, cols, true); });
+        for_each_row(rows, cols, [&](int64_t r) { softmax_row(x + r * cols, y + r * cols, cols, RowOutput::log_weights); });
     else
         for_each_row(rows, cols, [&](int64_t r) { log_softmax_row_fast(x + r * cols, y + r * cols, cols); });
 }
