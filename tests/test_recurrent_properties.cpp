@@ -73,7 +73,7 @@ TEMPLATE_TEST_CASE("the reverse direction on a padded item equals the cell run o
     SequenceContext context;
     context.lengths = {5, 3};
     const Tensor outputs = layer(x, context);  // (2, 5, 8): forward half, then reverse half
-    const RecurrentCell& reverse = layer.cell(0, /*reverse=*/true);
+    const RecurrentCell& reverse = layer.cell(0, RecurrentLayer::Direction::reverse);
     RecurrentState state = reverse.initial_state(1);
     for (int64_t t = 2; t >= 0; --t) {
         state = reverse.step(reshape(item_steps(x, 1, t, t + 1), {1, 3}), state);

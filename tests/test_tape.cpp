@@ -204,6 +204,9 @@ TEST_CASE("check_numerics names the op and layer that produced a NaN, forward an
     }
     // −∞ from masked_fill is allowed (masked scores); a softmax over them stays finite.
     REQUIRE_NOTHROW(softmax(masked_fill(x, test::f64({1, 0}, {2}), -INFINITY)));
+    // ... from masked_fill alone: −∞ out of any other op is a fault, and NaN out of masked_fill is too.
+    REQUIRE_THROWS_WITH(log(leaf({0}, {1})), "op 'log' produced -inf at element 0 of (1)");
+    REQUIRE_THROWS_WITH(masked_fill(x, test::f64({1, 0}, {2}), NAN), "op 'masked_fill' produced NaN at element 0 of (2)");
     tape.clear();
     // sqrt(0) is fine forward, but its gradient 1/(2·0) is +inf.
     Tensor zero = leaf({0}, {1});

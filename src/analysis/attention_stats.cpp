@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "autograd/error.h"
+#include "layers/attention/grouped_heads.h"
 
 namespace tf {
 
@@ -52,7 +53,7 @@ DotProductScale dot_product_scale(const Tensor& queries, const Tensor& keys) {
         throw ShapeError("dot_product_scale: queries " + to_string(queries.shape()) + " and keys " + to_string(keys.shape()) +
                          " must be (B, H, T, D) and (B, H_kv, S, D)");
     const int64_t B = queries.size(0), H = queries.size(1), T = queries.size(2), D = queries.size(3);
-    const int64_t H_kv = keys.size(1), S = keys.size(2), group = H / H_kv;
+    const int64_t H_kv = keys.size(1), S = keys.size(2);
     const std::vector<double> q = queries.to_vector(), k = keys.to_vector();
     std::vector<double> dots;
     for (int64_t b = 0; b < B; ++b)
@@ -60,7 +61,7 @@ DotProductScale dot_product_scale(const Tensor& queries, const Tensor& keys) {
             for (int64_t i = 0; i < T; ++i)
                 for (int64_t j = 0; j < S; ++j) {
                     const double* qi = q.data() + ((b * H + h) * T + i) * D;
-                    const double* kj = k.data() + ((b * H_kv + h / group) * S + j) * D;
+                    const double* kj = k.data() + ((b * H_kv + kv_head_of(h, H, H_kv)) * S + j) * D;
                     double dot = 0;
                     for (int64_t d = 0; d < D; ++d) dot += qi[d] * kj[d];
                     dots.push_back(dot);

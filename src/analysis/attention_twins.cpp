@@ -7,6 +7,7 @@
 #include "autograd/error.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
+#include "layers/attention/grouped_heads.h"
 
 namespace tf {
 
@@ -23,11 +24,11 @@ Tensor split_heads(const Tensor& x, int64_t heads) {
     return permute(reshape(x, {x.size(0), x.size(1), heads, x.size(2) / heads}), {0, 2, 1, 3});
 }
 
-// Query head h reads key/value head ⌊h·H_kv/H⌋: the rows of each query head's key/value head.
+// The rows of each query head's key/value head (layers/attention/grouped_heads.h).
 IndexTensor kv_head_of_each_head(int64_t heads, int64_t kv_heads) {
-    std::vector<int64_t> kv_head_of;
-    for (int64_t h = 0; h < heads; ++h) kv_head_of.push_back(h * kv_heads / heads);
-    return IndexTensor(kv_head_of);
+    std::vector<int64_t> kv_head_per_query_head;
+    for (int64_t h = 0; h < heads; ++h) kv_head_per_query_head.push_back(kv_head_of(h, heads, kv_heads));
+    return IndexTensor(kv_head_per_query_head);
 }
 
 // An f64 layer with `options` holding the weights `state`, in eval mode.

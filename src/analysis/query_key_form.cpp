@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analysis/symmetric_eigen.h"
+#include "layers/attention/grouped_heads.h"
 
 namespace tf {
 
@@ -38,7 +39,7 @@ QueryKeyForm most_negative_query_key_form(const MultiHeadAttention& layer) {
     QueryKeyForm form;
     form.smallest_eigenvalue = INFINITY;
     for (int64_t h = 0; h < H; ++h) {
-        const std::vector<double> M = query_key_matrix(W_q, W_k, h, h * o.kv_heads / H, D, C);
+        const std::vector<double> M = query_key_matrix(W_q, W_k, h, kv_head_of(h, H, o.kv_heads), D, C);
         std::vector<double> symmetric(M.size());  // ½(M + Mᵀ)
         for (int64_t a = 0; a < C; ++a)
             for (int64_t b = 0; b < C; ++b) symmetric[a * C + b] = (M[a * C + b] + M[b * C + a]) / 2;

@@ -85,4 +85,18 @@ public:
     using InputError::InputError;
 };
 
+// A NaN or ∞ where there should be none (`--check-numerics`, autograd/numerics.h): names the op,
+// the layer scope and the shape. Exit 1: the input was well formed; the numbers went wrong.
+class NumericsError : public Error {
+public:
+    using Error::Error;
+};
+
+// A NaN or ∞ loss or gradient norm in training: names the step (and the run's last good checkpoint).
+// Exit 1, like NumericsError, which the trainer turns into this one.
+class NonFiniteError : public Error {
+public:
+    using Error::Error;
+};
+
 }  // namespace tf

@@ -19,7 +19,8 @@ NameScope::~NameScope() { g_scopes.pop_back(); }
 
 std::string current_scope() { return g_scopes.empty() ? std::string() : g_scopes.back(); }
 
-void check_finite(const Tensor& values, const std::string& what, bool allow_negative_infinity) {
+void check_finite(const Tensor& values, const std::string& what, NegativeInfinity negative_infinity) {
+    const bool allow_negative_infinity = negative_infinity == NegativeInfinity::allowed;
     dispatch(values.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const T* data = values.data<T>();

@@ -9,12 +9,6 @@
 
 namespace tf {
 
-// A NaN or ∞ where there should be none: names the op, the layer scope and the shape.
-class NumericsError : public Error {
-public:
-    using Error::Error;
-};
-
 void set_check_numerics(bool on);
 bool check_numerics();
 
@@ -29,8 +23,11 @@ public:
 };
 std::string current_scope();
 
-// Throws NumericsError if `values` holds NaN or +∞, or −∞ where `allow_negative_infinity` is false
-// (masked_fill writes −∞ on purpose: masked scores before a softmax).
-void check_finite(const Tensor& values, const std::string& what, bool allow_negative_infinity);
+// Whether −∞ may stand in a tensor: masked_fill writes it on purpose (masked scores before a
+// softmax), so its output allows it; anywhere else it is a fault, like NaN and +∞.
+enum class NegativeInfinity { fault, allowed };
+
+// Throws NumericsError if `values` holds NaN or +∞, or −∞ unless `negative_infinity` allows it.
+void check_finite(const Tensor& values, const std::string& what, NegativeInfinity negative_infinity);
 
 }  // namespace tf

@@ -12,11 +12,10 @@ bool products_in_bf16(DType dtype) {
     return dtype == DType::f32 && !kernels::use_reference() && kernels::matmul_precision() == kernels::MatmulPrecision::bf16;
 }
 
-// Rounding is the cheapest pass over memory there is (4 bytes read and 2 written a value: 0.07 ns
-// a value on one thread here, in cache), so a second thread pays only for large tensors, waking it
-// costing ~30 µs: 2¹⁸ values took 18 µs on one thread against 46 on two, 2²⁰ 75 against 86, 2²¹
-// 161 against 124 (bench_threads). Past this many values a tensor is rounded in
-// kParallelGrain-sized chunks over the threads.
+// Rounding is the cheapest pass over memory there is (4 bytes read and 2 written a value), so a
+// second thread pays only for large tensors: waking it costs as much as rounding a few hundred
+// thousand values on this one (bench_threads times both sides). Past this many values a tensor
+// is rounded in kParallelGrain-sized chunks over the threads.
 constexpr int64_t kThreadedRoundingValues = int64_t{1} << 20;
 
 RoundedCopy::RoundedCopy(const Tensor& x) {

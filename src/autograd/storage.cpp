@@ -36,8 +36,8 @@ std::string readable(int64_t bytes) {
 constexpr std::size_t kAlignment = 64;
 
 // glibc serves big blocks (128 KiB and up, adaptively more) with mmap and returns freed heap tops
-// to the OS, so every step's activations came back as fresh pages: a page fault per 4 KiB, ~15 %
-// of a small model's training step. Training allocates the same sizes every step; keeping freed
+// to the OS, so every step's activations came back as fresh pages: a page fault per 4 KiB, a large
+// share of a small model's training step. Training allocates the same sizes every step; keeping freed
 // memory in the heap lets the next step reuse it. Done once, before the first tensor.
 bool keep_freed_memory() {
     mallopt(M_MMAP_THRESHOLD, 1 << 30);  // blocks below 1 GiB come from the heap

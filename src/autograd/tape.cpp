@@ -128,7 +128,7 @@ void Tape::walk(TapeEntry& entry) {
                                 ", which requires one");
         if (check_numerics()) {
             NameScope scope(entry.scope);
-            check_finite(grads[i], std::string("the backward of op '") + entry.op + "'", false);
+            check_finite(grads[i], std::string("the backward of op '") + entry.op + "'", NegativeInfinity::fault);
         }
         accumulate(*entry.inputs[i], sum_to_shape(grads[i], entry.input_shapes[i]));
     }

@@ -111,8 +111,8 @@ Tensor sum_to_shape(const Tensor& grad, const Shape& shape);
 
 namespace detail {
 template <class Inputs, class Backward>
-Tensor record_op(const char* op, const Inputs& inputs, Tensor output, Backward&& backward) {
-    if (check_numerics()) check_finite(output, std::string("op '") + op + "'", std::string_view(op) == "masked_fill");
+Tensor record_op(const char* op, const Inputs& inputs, Tensor output, Backward&& backward, NegativeInfinity in_output) {
+    if (check_numerics()) check_finite(output, std::string("op '") + op + "'", in_output);
     if (!grad_enabled()) return output;
     bool any_requires_grad = false;
     for (const Tensor& input : inputs) any_requires_grad = any_requires_grad || input.requires_grad();
@@ -136,15 +136,17 @@ Tensor record_op(const char* op, const Inputs& inputs, Tensor output, Backward&&
 // on and any input requires a gradient, and returns the output. The closure may take
 // (grad_output) or (grad_output, needs_grad). Ops pass their inputs as a braced list of
 // references, so one that records nothing (decoding, evaluation) copies no tensor handle and
-// builds no vector of them; concat passes its vector.
+// builds no vector of them; concat passes its vector. Under --check-numerics the output is checked
+// for NaN and ∞; an op that writes −∞ on purpose says so with `in_output` (masked_fill).
 template <class Backward>
 Tensor record(const char* op, std::initializer_list<std::reference_wrapper<const Tensor>> inputs, Tensor output,
-              Backward&& backward) {
-    return detail::record_op(op, inputs, std::move(output), std::forward<Backward>(backward));
+              Backward&& backward, NegativeInfinity in_output = NegativeInfinity::fault) {
+    return detail::record_op(op, inputs, std::move(output), std::forward<Backward>(backward), in_output);
 }
 template <class Backward>
-Tensor record(const char* op, const std::vector<Tensor>& inputs, Tensor output, Backward&& backward) {
-    return detail::record_op(op, inputs, std::move(output), std::forward<Backward>(backward));
+Tensor record(const char* op, const std::vector<Tensor>& inputs, Tensor output, Backward&& backward,
+              NegativeInfinity in_output = NegativeInfinity::fault) {
+    return detail::record_op(op, inputs, std::move(output), std::forward<Backward>(backward), in_output);
 }
 
 }  // namespace tf

@@ -16,13 +16,13 @@
 namespace {
 // Two settings that the runtime libraries read before main() runs, so they are set here and the
 // program starts again (once; a variable already in the environment is left as it is):
-// - OpenMP threads that spin while they wait (libgomp's default) make training 5–25× slower when
-//   anything else runs on the machine — a build, a browser, a second test — while sleeping waits
-//   cost a few percent on an idle one. OMP_WAIT_POLICY=active in the environment keeps spinning.
+// - OpenMP threads that spin while they wait (libgomp's default) take the cores from anything
+//   else on the machine — a build, a browser, a second test — and training slows many times over,
+//   while sleeping waits cost little on an idle one. OMP_WAIT_POLICY=active in the environment
+//   keeps spinning.
 // - glibc keeps 7 freed blocks of each small size per thread for quick reuse; a decoding step
-//   frees a few hundred small blocks (tensor handles' shapes) of a few sizes, and the rest went
-//   through the slower heap paths (malloc and free were a tenth of a step). 256 keeps them:
-//   W4 generation at 1,024 tokens, 12 % more tokens/s (`tapeformer bench`).
+//   frees a few hundred small blocks (tensor handles' shapes) of a few sizes, and the rest would
+//   go through the slower heap paths. 256 keeps them (`tapeformer bench` times generation).
 void set_runtime_environment(char** argv) {
     bool changed = false;
     const auto set_unless_given = [&](const char* name, const char* value) {
@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
             // The other ranks may be waiting for this one in a collective: take the whole job down.
             // One write, so two ranks' lines do not interleave.
             std::cerr << ("error (rank " + std::to_string(tf::distributed::world().rank()) + "): " + error.what() + "\n") << std::flush;
-            tf::distributed::world().abort_job(code);
+            tf::distributed::world().abort_job(code);   // under MPI, does not return
+            return code;
         }
         std::cerr << "error: " << (out_of_memory ? std::string("out of memory: the system refused an allocation; ask for a "
                                                                "smaller model, batch, input or --probes")

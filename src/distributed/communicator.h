@@ -29,9 +29,11 @@ public:
     // until then. Every rank starts its sums in the same order.
     virtual std::unique_ptr<PendingSum> start_all_reduce_sum(std::span<float> values) = 0;
     virtual std::unique_ptr<PendingSum> start_all_reduce_sum(std::span<double> values) = 0;
-    // Ends every process of the job with `exit_code`: a rank that failed alone would leave the
-    // others waiting in their next all-reduce.
-    [[noreturn]] virtual void abort_job(int exit_code) = 0;
+    // Ends every other process of the job, and this one with them, with `exit_code`: a rank that
+    // failed alone would leave the others waiting in their next all-reduce. Under MPI it does not
+    // return (MPI_Abort). A single process has no others to end, so it returns and leaves the exit
+    // to its caller: a library never ends the process itself.
+    virtual void abort_job(int exit_code) = 0;
     virtual std::string engine() const = 0;   // "one process", "Open MPI 4.1.4, 2 ranks"
 };
 

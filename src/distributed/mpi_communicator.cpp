@@ -37,6 +37,10 @@ void wait_within_timeout(MPI_Request& request) {
                                         " s: a rank is stopped, hung or far slower; ending the job (the last checkpoint is whole)\n";
             std::fputs(message.c_str(), stderr);
             std::fflush(nullptr);
+            // MPI_Abort, not an exception: unwinding would pass through MpiPendingSum's destructor,
+            // which waits on a sum of this same kind, and through code that may start another;
+            // the ranks that did come wait inside this collective, and MPI_Abort is the one way
+            // MPI gives to end ranks blocked in one.
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         if (waited > 10e-3) std::this_thread::sleep_for(std::chrono::microseconds(50));
@@ -83,10 +87,12 @@ public:
     std::unique_ptr<PendingSum> start_all_reduce_sum(std::span<double> values) override {
         return std::make_unique<MpiPendingSum>(values.data(), values.size(), MPI_DOUBLE);
     }
-    [[noreturn]] void abort_job(int exit_code) override {
+    // MPI_Abort, not an exception: the other ranks wait inside a collective this rank will never
+    // join, and MPI gives no other way to end a rank blocked in one. It does not return; were an
+    // MPI library's to, the caller would still exit with `exit_code`.
+    void abort_job(int exit_code) override {
         std::fflush(nullptr);
         MPI_Abort(MPI_COMM_WORLD, exit_code);
-        std::exit(exit_code);   // MPI_Abort does not return; this satisfies [[noreturn]]
     }
     std::string engine() const override { return mpi_description() + ", " + std::to_string(size_) + " ranks"; }
 

@@ -70,17 +70,19 @@ void check_options(const AdamOptions& options, const char* name) {
 }
 }  // namespace
 
-Adam::Adam(const NamedParameters& parameters, const AdamOptions& options) : Adam(parameters, options, false) {}
+Adam::Adam(const NamedParameters& parameters, const AdamOptions& options)
+    : Adam(parameters, options, WeightDecay::in_gradient) {}
 
-Adam::Adam(const NamedParameters& parameters, const AdamOptions& options, bool decoupled_weight_decay)
-    : Optimizer(parameters), options_(options), decoupled_weight_decay_(decoupled_weight_decay) {
-    check_options(options, decoupled_weight_decay ? "adamw" : "adam");
+Adam::Adam(const NamedParameters& parameters, const AdamOptions& options, WeightDecay weight_decay)
+    : Optimizer(parameters), options_(options), decoupled_weight_decay_(weight_decay == WeightDecay::decoupled) {
+    check_options(options, decoupled_weight_decay_ ? "adamw" : "adam");
     add_buffer("exp_avg");
     add_buffer("exp_avg_sq");
     add_buffer("step", /*per_parameter_counter=*/true);
 }
 
-AdamW::AdamW(const NamedParameters& parameters, const AdamOptions& options) : Adam(parameters, options, true) {}
+AdamW::AdamW(const NamedParameters& parameters, const AdamOptions& options)
+    : Adam(parameters, options, WeightDecay::decoupled) {}
 
 AdamStep Adam::next_step(std::size_t index, double lr) {
     Tensor& step_tensor = buffer(2, index);

@@ -92,7 +92,10 @@ public:
     Adam(const NamedParameters& parameters, const AdamOptions& options);
 
 protected:
-    Adam(const NamedParameters& parameters, const AdamOptions& options, bool decoupled_weight_decay);
+    // Where the weight decay λ goes: into the gradient, g + λθ (Adam), or decoupled from it,
+    // θ ← θ − lr·λθ beside the Adam step (AdamW, Loshchilov & Hutter 2019).
+    enum class WeightDecay { in_gradient, decoupled };
+    Adam(const NamedParameters& parameters, const AdamOptions& options, WeightDecay weight_decay);
 
 private:
     void update(std::size_t index, Tensor& parameter, const Tensor& grad, double lr) override;

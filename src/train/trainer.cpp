@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "autograd/dropout_mask.h"
+#include "autograd/error.h"
 #include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
@@ -64,10 +65,14 @@ private:
     // `last`: the run ends after this step (max_steps reached or the time budget spent).
     // Returns true when this step's evaluation ends the run by train.patience (it then saves).
     bool after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last);
-    bool out_of_time(bool this_process_too) const;
+    // Whose training time counts against train.max_minutes: the earlier processes of this run alone
+    // (checked at start, on resume), or this one's so far too.
+    enum class TimeSpent { by_earlier_processes, with_this_process };
+    bool out_of_time(TimeSpent counted) const;
     bool plateau_reached() const;
     bool plateau_on_every_rank(bool plateau_here);
-    void save(bool also_best);
+    enum class SaveAs { latest, latest_and_best };   // best.safetensors too, when the eval loss improved
+    void save(SaveAs which);
     std::string last_good_checkpoint() const;
     // "step N: <problem>; stopping. The last good checkpoint is … [Run with --check-numerics …]"
     std::string stopping(const std::string& problem) const;
@@ -275,7 +280,7 @@ void TrainingRun::sum_gradients() {
 // time: one all-reduce, so every rank takes the same decision after the same step.
 TrainingRun::StepOutcome TrainingRun::agree_after_step(double loss) {
     const Clock::time_point start = Clock::now();
-    double agreed[3] = {loss, stop_requests_.requested() ? 1.0 : 0.0, out_of_time(true) ? 1.0 : 0.0};
+    double agreed[3] = {loss, stop_requests_.requested() ? 1.0 : 0.0, out_of_time(TimeSpent::with_this_process) ? 1.0 : 0.0};
     ranks_.all_reduce_sum(std::span<double>(agreed));
     all_reduce_seconds_since_log_ += seconds_since(start);
     return {.loss = agreed[0], .stop_requested = agreed[1] > 0, .out_of_time = agreed[2] > 0};
@@ -291,7 +296,8 @@ std::string TrainingRun::last_good_checkpoint() const {
     return latest.empty() ? "No checkpoint was saved yet." : "The last good checkpoint is " + latest + ".";
 }
 
-void TrainingRun::save(bool also_best) {
+void TrainingRun::save(SaveAs which) {
+    const bool also_best = which == SaveAs::latest_and_best;
     progress_.dropout_rng = model_->dropout_rng()->state();
     progress_.batcher = batcher_->state();
     progress_.log_loss_sum = loss_sum_, progress_.log_steps = steps_since_log_;
@@ -333,7 +339,8 @@ bool TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t t
         display_.update(step, row["loss"].get<double>(), tokens_per_second, evaluate_now ? &last_valid_ : nullptr);
         loss_sum_ = 0, steps_since_log_ = 0, tokens_since_log_ = 0, all_reduce_seconds_since_log_ = 0, last_log_ = Clock::now();
     }
-    if ((train.checkpoint_every > 0 && step % train.checkpoint_every == 0) || last || improved) save(improved);
+    if ((train.checkpoint_every > 0 && step % train.checkpoint_every == 0) || last || improved)
+        save(improved ? SaveAs::latest_and_best : SaveAs::latest);
     return plateau;
 }
 
@@ -356,16 +363,16 @@ bool TrainingRun::plateau_on_every_rank(bool plateau_here) {
 }
 
 // max_minutes counts the training time of earlier processes of this run too.
-bool TrainingRun::out_of_time(bool this_process_too) const {
+bool TrainingRun::out_of_time(TimeSpent counted) const {
     const double budget_seconds = config_.train.max_minutes * 60.0;
-    const double spent = progress_.elapsed_seconds + (this_process_too ? seconds_since(started_) : 0.0);
+    const double spent = progress_.elapsed_seconds + (counted == TimeSpent::with_this_process ? seconds_since(started_) : 0.0);
     return budget_seconds > 0 && spent >= budget_seconds;
 }
 
 TrainResult TrainingRun::run() {
     TrainResult result{false, 0, {}, dir_.root()};
     started_ = Clock::now();   // building the data and the model is not training time
-    if (out_of_time(false) && progress_.step < config_.train.max_steps)   // resumed with the budget already spent
+    if (out_of_time(TimeSpent::by_earlier_processes) && progress_.step < config_.train.max_steps)   // resumed with the budget already spent
         display_.message("time budget already spent at step " + std::to_string(progress_.step));
     else if (plateau_reached() && progress_.step < config_.train.max_steps)
         display_.message("stopped early before, at step " + std::to_string(progress_.step) + " (train.patience); nothing to train");
@@ -394,7 +401,7 @@ TrainResult TrainingRun::run() {
                 break;
             }
             if (outcome.stop_requested) {   // every rank saw it after the same step
-                if (leader() && !last) save(false);
+                if (leader() && !last) save(SaveAs::latest);
                 if (leader())   // the others would read `latest` while rank 0 may still be writing it
                     display_.message("stopped by a signal at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
                 // Every rank stops; one that saw no signal itself reports the one mpirun passes on.

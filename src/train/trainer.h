@@ -13,12 +13,6 @@
 
 namespace tf::train {
 
-// A NaN or ∞ loss or gradient: names the step (and the run's last good checkpoint).
-class NonFiniteError : public Error {
-public:
-    using Error::Error;
-};
-
 // How the ranks' gradients are summed: the same sums either way (tested equal).
 enum class GradientSum {
     during_backward,   // in buckets, each started once its gradients are final (train/gradient_buckets.h)

@@ -139,8 +139,8 @@ void add_rows_of_B(const T* a_row, const T* B_b, T* c_i, int64_t N, int64_t K, i
 #if defined(__AVX512F__)
 // The same dot products for f32 with the AVX-512 registers written out, where the build targets
 // them. GCC turns the `omp simd` reduction above into 16 serial scalar adds per sum, which for a
-// decoding step's K = 128 cost more than the multiply-adds themselves (a 128×128 product: 1.3 µs
-// above, 0.8 µs here). d_c holds 16 partial sums of column j + c; _mm512_reduce_add_ps adds them.
+// decoding step's K = 128 cost more than the multiply-adds themselves. d_c holds 16 partial sums
+// of column j + c; _mm512_reduce_add_ps adds them.
 template <>
 void dot_rows_of_B<float>(const float* a_row, const float* B_b, float* c_i, int64_t N, int64_t K, int64_t ldb) {
     int64_t j = 0;
@@ -291,8 +291,8 @@ const CachedMatmul& cached_matmul(const MatmulKey& key, const GemmShape& s) {
 }
 
 // A shared primitive with this thread's memory objects for it: a call only points them at its
-// buffers (creating four oneDNN memory objects costs ~1.1 µs, a seventh of a 64×64×64 product's
-// call on one AVX2 core; attention's tiles make thousands of such calls). The argument map that
+// buffers (creating four oneDNN memory objects is a fixed cost no smaller than a small tile's
+// product, and attention's tiles make thousands of such calls). The argument map that
 // execute() reads is built once too: its entries are handles to the same memory objects.
 struct BoundMatmul {
     const CachedMatmul* matmul;
@@ -490,20 +490,19 @@ private:
 
 // A batch of small products with a transposed B (attention's per-head Q·Kᵀ) makes oneDNN repack
 // each Kᵀ and keeps two threads waiting at its barriers. Handing each thread its own slice of the
-// batch, which it runs alone (oneDNN runs single-threaded inside a parallel region), measured
-// 51–58% of peak against 47–49% (bench_matmul attn_qkT); without the transpose
-// (A·V) oneDNN's own threading measured better, so those calls go to it whole.
-//
+// batch, which it runs alone (oneDNN runs single-threaded inside a parallel region), keeps both
+// threads multiplying (bench_matmul attn_qkT); without the transpose (A·V) nothing is repacked and
+// oneDNN's own threading does better, so those calls go to it whole.
 //
 // A product too small to share at all (a decoding step's matrix-vector products: one row times a
 // 128×512 weight) runs as the row loop on this thread alone: oneDNN would wake the other thread,
-// which costs more than the product (W4 generation, 2 threads: 199 tokens/s that way).
+// which costs more than the product.
 //
 // A product too small to be worth waking the other thread for runs in oneDNN on this thread
-// alone. bench_threads times one f32 product of 32 rows after the other thread has slept: two
-// threads lost at 2²¹·⁶ multiply-adds (32×384×256, a GRU step's input product in W2: 57 µs on
-// one thread, 89 on two) and won from 2²³ (176 against 161 µs), where the line now sits; at 2²¹
-// it had made W2 open 192 regions a step that each cost more than they saved.
+// alone: below the line, the wake-up costs more than the second thread saves (a GRU step's input
+// product in W2 is such a product, and a step makes hundreds of them). bench_threads times one
+// f32 product of 32 rows by size after the other thread has slept; bench/README.md says where
+// two threads start to win.
 constexpr int64_t kTooSmallToShare = 1 << 17;  // batch·M·N·K in all: the row loop, no oneDNN
 constexpr int64_t kWorthSharing = 1 << 23;     // batch·M·N·K in all: below it, oneDNN on one thread
 void gemm(const float* A, const float* B, float* C, const GemmShape& s) { gemm(A, B, C, s, GemmEpilogue{}); }

@@ -31,27 +31,27 @@ private:
 };
 
 // When a second thread pays. Our threads sleep while they wait (OMP_WAIT_POLICY=passive, see
-// cli/main.cpp), and waking one for a parallel region costs 20–100 µs when it has slept a while,
-// less when regions follow each other closely (bench_threads). A pass over memory (elementwise,
-// softmax, layer norm, sums) runs about 0.1–0.3 ns an element on one thread, so the line sits at
-// 2¹⁷ elements (~25 µs): measured against 2¹⁵ and 2¹⁸ on W1–W4, the one no workload lost by. A
-// kernel of multiply-adds (the attention kernels' tiles) runs ~10 per ns, so its line is ~2²¹ of
-// them. (One product handed to oneDNN's threads has its own line, 2²³: kernels/gemm.cpp.)
+// cli/main.cpp), and waking one for a parallel region costs more when it has slept a while than
+// when regions follow each other closely (bench_threads times it). A region pays when its work on
+// one thread takes longer than that wake-up: for a pass over memory (elementwise, softmax, layer
+// norm, sums) from about 2¹⁷ elements, the line of 2¹⁵, 2¹⁷ and 2¹⁸ that no workload of W1–W4
+// lost by; a kernel of multiply-adds (the attention kernels' tiles) does more work an element, so
+// its line is ~2²¹ of them. (One product handed to oneDNN's threads has its own line, 2²³:
+// kernels/gemm.cpp.)
 inline constexpr int64_t kParallelGrain = 1 << 17;          // elements of a memory-bound pass
 inline constexpr int64_t kParallelMultiplyAdds = 1 << 21;   // multiply-adds of a compute kernel
 // The tape's gradient sum, acc += x, is the cheapest pass of all (one add per 12 bytes moved), and
-// x was just written by the thread that sums it. bench_threads, after the other thread has slept:
-// two threads lost at every size up to 2²¹ floats (2¹⁸: 28 µs alone, 93 on two) and tied there.
-// At 2¹⁷ W2's 135 sums a step (2¹⁸–2¹⁹ floats each) took 7.6 ms on two threads, 3.7 on one.
-// With gemm's line, this one made W2 1.09–1.15× faster on two threads here, and level on an AMX
-// Xeon (`tapeformer bench --workload W2`), though bench_threads on another day found two threads winning from 2¹⁷.
+// x was just written by the thread that sums it, so it sits in that thread's cache: a second thread
+// pays only for far larger sums than other passes (bench/README.md, "Threads", has the timings).
+// W2 makes a hundred such sums a step, below this line; whole training steps on both sides of it
+// (`tapeformer bench --workload W2`) decide where it goes, not one day's bench_threads.
 inline constexpr int64_t kParallelSumGrain = 1 << 21;       // elements of a gradient sum
 
 // Runs body(i) for every i in [0, n): split over the threads when `parallel` and there are two
 // or more tasks to split, else a plain loop on this thread. An OpenMP region that an `if` clause
-// turns off still goes through the runtime (0.4 µs a call here), and a decoding step's hundred
+// turns off still goes through the runtime, a fixed cost a call, and a decoding step's hundred
 // small ops add that up; so small work never enters one. Nor does a single task: a region for it
-// would only wake the other threads (20–100 µs each here) to find nothing to do.
+// would only wake the other threads to find nothing to do.
 template <class Body>
 void parallel_for(int64_t n, bool parallel, Body body) {
     if (!parallel || n < 2) {

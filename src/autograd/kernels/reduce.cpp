@@ -74,8 +74,8 @@ void relu_backward_column_sums(const T* y, const T* dy, T* g, T* column_sums, in
     std::vector<T> partial(static_cast<std::size_t>(threads * cols), T(0));
     parallel_for(threads, threads > 1, [&](int64_t thread) {
         // The pointers copied into locals: read through the captured references inside the
-        // OpenMP region, GCC 12 reloaded them for every element and left the loop scalar
-        // (2048 × 512 at 2 threads: 698 µs that way, 116 µs now; bench_threads).
+        // OpenMP region, GCC 12 reloaded them for every element (they might alias what the
+        // loop writes) and left the loop scalar.
         const T* y_rows = y;
         const T* dy_rows = dy;
         T* g_rows = g;
@@ -95,8 +95,8 @@ void relu_backward_column_sums(const T* y, const T* dy, T* g, T* column_sums, in
 // a ReLU), added to the partial sums and rounded from there.
 void rounded_output_gradient(const float* dy, const float* relu_output, bfloat16_bits* g16, float* column_sums, int64_t rows,
                              int64_t cols) {
-    // A second thread pays from about 2¹⁹ values (2048 × 128: 36 µs on one thread, 62 on two; with a
-    // ReLU 2048 × 384: 244 against 199): it must be woken, and the pass is short.
+    // A second thread pays from about 2¹⁹ values (bench_threads times both sides): it must be
+    // woken, and the pass is short.
     const int threads = !use_reference() && rows * cols > (int64_t{1} << 19) ? std::min<int64_t>(num_threads(), rows) : 1;
     std::vector<float> partial(column_sums ? static_cast<std::size_t>(threads * cols) : 0, 0.0f);
     parallel_for(threads, threads > 1, [&](int64_t thread) {

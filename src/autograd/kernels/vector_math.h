@@ -11,8 +11,8 @@
 namespace tf::kernels {
 
 // The f32 functions are always inlined: a loop vectorises only around an inlined body, and GCC's
-// inliner, out of budget in a large function, once left a call there (GELU's backward on one
-// thread ran 10× slower than on two, where the loop sits in a function of its own).
+// inliner, out of budget in a large function, once left a call there, and that loop ran one
+// element at a time (GELU's backward on one thread, where it is not in a function of its own).
 
 // exp(x) = 2ⁿ·eʳ with n = round(x·log₂e) and r = x − n·ln 2 ∈ [−ln2/2, ln2/2]; eʳ by a degree-6
 // polynomial (relative error ≈ 1 float ulp), 2ⁿ by writing n into the exponent bits.

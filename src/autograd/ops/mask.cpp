@@ -7,15 +7,19 @@
 namespace tf {
 
 // ── masked_fill ──  y = value where mask, x elsewhere        dx = dy where not mask, 0 where mask
+// Its output may hold −∞ (the value that hides a key before a softmax): --check-numerics lets it.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
     const Tensor m = mask.to(x.dtype());
     Tensor y = dispatch(x.dtype(), [&](auto zero) {
         using T = decltype(zero);
         return kernels::zip(x, m, [value](T v, T masked) { return masked != 0 ? static_cast<T>(value) : v; }, "masked_fill");
     });
-    return record("masked_fill", {x}, y, [m](const Tensor& dy) -> Grads {
-        return {kernels::zip(dy, m, [](auto g, auto masked) { return masked != 0 ? decltype(g)(0) : g; }, "masked_fill")};
-    });
+    return record(
+        "masked_fill", {x}, y,
+        [m](const Tensor& dy) -> Grads {
+            return {kernels::zip(dy, m, [](auto g, auto masked) { return masked != 0 ? decltype(g)(0) : g; }, "masked_fill")};
+        },
+        NegativeInfinity::allowed);
 }
 
 // ── where ──  y = a where condition, b elsewhere          da = dy where condition, db = dy elsewhere

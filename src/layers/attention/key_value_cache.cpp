@@ -10,6 +10,7 @@
 #include "autograd/kernels/gemm.h"
 #include "autograd/kernels/softmax.h"
 #include "autograd/ops.h"
+#include "layers/attention/grouped_heads.h"
 
 namespace tf {
 
@@ -87,7 +88,7 @@ void attend(const T* q, const T* keys_transposed, const T* values, T* out, const
     const int64_t B = q_shape[0], H = q_shape[1], t = q_shape[2], D = q_shape[3];
     const bool parallel = B * H > 1 && B * H * t * length * D > kernels::kParallelMultiplyAdds;
     kernels::parallel_for(B * H, parallel, [&](int64_t pair) {
-        const int64_t b = pair / H, h = pair % H, g = h * kv_heads / H;
+        const int64_t b = pair / H, h = pair % H, g = kv_head_of(h, H, kv_heads);
         const T* kt_bg = keys_transposed + (b * kv_heads + g) * D * capacity;
         const T* v_bg = values + (b * kv_heads + g) * capacity * D;
         thread_local std::vector<T> weights;  // the scores, then the weights: one buffer per thread, reused

@@ -13,6 +13,7 @@
 #include "autograd/kernels/mode.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
+#include "layers/attention/grouped_heads.h"
 #include "layers/attention/linear_attention.h"
 #include "layers/attention/scaled_dot_product.h"
 #include "layers/attention/tiled_attention.h"
@@ -97,12 +98,12 @@ Tensor MultiHeadAttention::merge_heads(const Tensor& x) const {
     return reshape(permute(x, {0, 2, 1, 3}), {x.size(0), x.size(2), options_.d_model});
 }
 
-// (B, H_kv, S, D) → (B, H, S, D): query head h gets key/value head ⌊h·H_kv / H⌋; no copy when H_kv = H.
+// (B, H_kv, S, D) → (B, H, S, D): query head h gets its key/value head (grouped_heads.h); no copy when H_kv = H.
 Tensor MultiHeadAttention::repeat_kv_heads(const Tensor& x) const {
     if (options_.kv_heads == options_.heads) return x;
-    std::vector<int64_t> kv_head_of;
-    for (int64_t h = 0; h < options_.heads; ++h) kv_head_of.push_back(h * options_.kv_heads / options_.heads);
-    return index_select(x, 1, IndexTensor(kv_head_of));
+    std::vector<int64_t> kv_head_per_query_head;
+    for (int64_t h = 0; h < options_.heads; ++h) kv_head_per_query_head.push_back(kv_head_of(h, options_.heads, options_.kv_heads));
+    return index_select(x, 1, IndexTensor(kv_head_per_query_head));
 }
 
 // Self-attention: causal if asked, padded keys hidden. Cross-attention: the memory's padding only.

@@ -38,6 +38,7 @@ int64_t group_size(const Tensor& Q, const Tensor& K, const Tensor& V) {
 }
 
 // (…, H, T, X) → (…, H_kv, G·T, X): the G query heads sharing one K/V head stacked as rows (a view).
+// Heads g·G … g·G + G − 1 land in group g: those kv_head_of (grouped_heads.h) maps to g.
 Tensor stack_groups(const Tensor& x, int64_t group) {
     if (group == 1) return x;
     Shape shape = x.shape();

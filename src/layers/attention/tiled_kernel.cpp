@@ -21,7 +21,7 @@ namespace {
 // thousands of calls a step at T = 64, each too small to be worth its overhead).
 struct Tile {
     int64_t b0, items;  // batch items [b0, b0 + items)
-    int64_t h;          // the query head; its keys and values are head h / group
+    int64_t h;          // the query head; its keys and values are head key_value_head(p, h)
     int64_t i0, rows;   // query rows [i0, i0 + rows)
     int64_t j0, cols;   // key rows [j0, j0 + cols)
 };
@@ -54,7 +54,7 @@ bool tile_is_masked(const Problem<Real>& p, const Tile& t) {
 // (exp_row): one pass over the tile fewer.
 template <class Real>
 void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (items, rows, cols)
-    gemm_tile(p, rows_of(p.Q, t.b0, t.h, t.i0), rows_of(p.K, t.b0, t.h / p.group, t.j0), S,   // (rows, D)·(cols, D)ᵀ per item
+    gemm_tile(p, rows_of(p.Q, t.b0, t.h, t.i0), rows_of(p.K, t.b0, key_value_head(p, t.h), t.j0), S,   // (rows, D)·(cols, D)ᵀ per item
               {.batch = t.items, .M = t.rows, .N = t.cols, .K = p.D, .trans_b = true, .batch_stride_a = p.Q.real.batch_stride,
                .batch_stride_b = p.K.real.batch_stride, .batch_stride_c = t.rows * t.cols, .lda = p.Q.real.row_stride,
                .ldb = p.K.real.row_stride});
@@ -94,7 +94,7 @@ void exp_row(Real* S, Real inv_tau, Real shift, int64_t n) {
 
 // The same, returning Σ_c P_c. The sum is kept in 16 lanes (a vector of floats), added pairwise
 // at the end: with `omp simd reduction` GCC adds up a vector's lanes one by one through memory
-// at the end of every row, which cost a fifth of this loop at 128 keys.
+// at the end of every row, a serial tail as long as a short row's vector work.
 template <class Real>
 Real exp_row_sum(Real* S, Real inv_tau, Real shift, int64_t n) {
     constexpr int64_t kLanes = 16;
@@ -160,7 +160,7 @@ void forward_query_tile(const Problem<Real>& p, int64_t b0, int64_t items, int64
         online_softmax_step(p, t, scratch.S.data(), scratch.m.data(), scratch.ell.data(), O);
         round_tile(p, scratch.S.data(), scratch.P16.data(), items * rows * t.cols);
         // O_i += P·V_j        P: (rows, cols)   V_j: (cols, D)   O_i: (rows, D), for every item
-        gemm_tile(p, {scratch.S.data(), scratch.P16.data()}, rows_of(p.V, b0, h / p.group, j0), O.row(b0, h, i0),
+        gemm_tile(p, {scratch.S.data(), scratch.P16.data()}, rows_of(p.V, b0, key_value_head(p, h), j0), O.row(b0, h, i0),
                   {.batch = items, .M = rows, .N = p.D, .K = t.cols, .batch_stride_a = rows * t.cols,
                    .batch_stride_b = p.V.real.batch_stride, .batch_stride_c = O.batch_stride, .accumulate = true,
                    .ldb = p.V.real.row_stride, .ldc = O.row_stride});
@@ -201,7 +201,7 @@ void backward_tile(const Problem<Real>& p, const Backward<Real>& g, const Tile& 
         }
     }
     round_tile(p, P, scratch.P16.data(), t.items * block);
-    const int64_t kv_head = t.h / p.group;
+    const int64_t kv_head = key_value_head(p, t.h);
     const TileRows<Real> dO_i = rows_of(g.dO, t.b0, t.h, t.i0);   // (rows, D) per item
     const TileRows<Real> Q_i = rows_of(p.Q, t.b0, t.h, t.i0);     // (rows, D)
     const TileRows<Real> K_j = rows_of(p.K, t.b0, kv_head, t.j0); // (cols, D)

@@ -4,12 +4,13 @@
 #pragma once
 #include <cstdint>
 
+#include "layers/attention/grouped_heads.h"
 #include "layers/attention/tiled_layout.h"
 
 namespace tf::tiled {
 
 // What the tile loops read: the heads of Q (H of them), K and V (H_kv = H / group), and the
-// masking rule. Query head h reads key/value head h / group.
+// masking rule. Query head h reads key/value head key_value_head(p, h).
 template <class Real>
 struct Problem {
     Heads<Real> Q;                     // (B, H, T, D) heads
@@ -33,6 +34,12 @@ struct Backward {
     HeadLayout<Real*> dQ;            // (B, H, T, D) heads
     HeadLayout<Real*> dK, dV;        // (B, H_kv, S, D) heads
 };
+
+// The key/value head that query head h reads: ⌊h·H_kv / H⌋ (layers/attention/grouped_heads.h).
+template <class Real>
+int64_t key_value_head(const Problem<Real>& p, int64_t query_head) {
+    return kv_head_of(query_head, p.H, p.H / p.group);
+}
 
 template <class Real>
 struct Scratch;   // one thread's tile buffers (tiled_work_split.h)

@@ -22,7 +22,8 @@ struct HeadLayout {
 
 // The heads of one operand of the products, and under bf16 products (matmul_precision.h) the same
 // heads rounded to bf16 once, in the same layout: each is multiplied by many tiles, and rounding it
-// for every product cost more than the products themselves on AMX.
+// for every product would be a pass over memory per product, larger than the product's own work
+// where bf16 products are fast.
 template <class Real>
 struct Heads {
     HeadLayout<const Real*> real;

@@ -19,9 +19,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // A tile's block of scores holds at most this many values (64 KiB in f32) over all its items, so
 // that the block, its weights and their gradient stay in one core's L2 cache while the passes over
 // them run (exp, the softmax backward, bf16 rounding). Batching more items makes fewer, larger
-// products, but past this the passes wait on memory: W4's causal layer (16 items of 128 × 128, 2
-// threads) took 1.26× as long forward and backward with bf16 products, 1.08× in fp32, batching all
-// 16 items as one item at a time.
+// products, but past this the passes wait on memory, and a step takes longer than with one item
+// at a time (bench_attention times the layers).
 constexpr int64_t kTileScoreValues = int64_t{1} << 14;
 
 // How many batch items a tile spans: enough tasks for every thread (two each, for balance) of the
@@ -87,7 +86,7 @@ void backward_by_heads(const Problem<Real>& p, const Backward<Real>& g, int64_t 
             const int64_t b0 = (owner / kv_heads) * items, kv_head = owner % kv_heads, run_items = std::min(items, batch - b0);
             zero_rows(g.dK, b0, run_items, kv_head, 0, p.S, p.D);
             zero_rows(g.dV, b0, run_items, kv_head, 0, p.S, p.D);
-            for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h) {
+            for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h) {   // the h with key_value_head(p, h) = kv_head
                 zero_rows(g.dQ, b0, run_items, h, 0, p.T, p.D);
                 row_deltas(p, g, b0, run_items, h, delta.data());
                 for (int64_t j0 = 0; j0 < p.S; j0 += p.key_tile) backward_key_tile(p, g, b0, run_items, h, j0, delta.data(), scratch);
@@ -119,7 +118,7 @@ void backward_by_key_tiles(const Problem<Real>& p, const Backward<Real>& g, int6
             const int64_t b = owner / kv_heads, kv_head = owner % kv_heads;
             zero_rows(g.dK, b, 1, kv_head, j0, std::min(p.key_tile, p.S - j0), p.D);
             zero_rows(g.dV, b, 1, kv_head, j0, std::min(p.key_tile, p.S - j0), p.D);
-            for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h)
+            for (int64_t h = kv_head * p.group; h < (kv_head + 1) * p.group; ++h)   // the h with key_value_head(p, h) = kv_head
                 backward_key_tile(p, mine, b, 1, h, j0, deltas.data() + (b * p.H + h) * p.T, scratch);
         }
         // dQ = Σ_threads dQ_thread, each row by one thread

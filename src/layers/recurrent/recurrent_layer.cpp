@@ -92,7 +92,8 @@ RecurrentLayer::RecurrentLayer(const RecurrentOptions& options, const CellFactor
     dropout_ = register_module("dropout", std::make_shared<Dropout>(options.dropout, std::move(dropout_rng)));
 }
 
-const RecurrentCell& RecurrentLayer::cell(int64_t layer, bool reverse) const {
+const RecurrentCell& RecurrentLayer::cell(int64_t layer, Direction direction) const {
+    const bool reverse = direction == Direction::reverse;
     if (layer < 0 || layer >= num_layers_ || (reverse && directions_ == 1))
         throw ValueError("RecurrentLayer::cell: no layer " + std::to_string(layer) + (reverse ? " reverse" : "") +
                          " in a layer of " + std::to_string(num_layers_) + " × " + std::to_string(directions_));
@@ -108,8 +109,9 @@ Tensor RecurrentLayer::forward(const Tensor& x, const SequenceContext& context) 
 // A reverse pass starting at T−1 therefore keeps its initial state until t = len_b − 1, i.e. it
 // starts at each item's last valid step.
 std::pair<Tensor, RecurrentState> RecurrentLayer::run_direction(const RecurrentCell& cell, const Tensor& x,
-                                                                const std::vector<int64_t>& lengths, bool reverse,
+                                                                const std::vector<int64_t>& lengths, Direction direction,
                                                                 RecurrentState state) const {
+    const bool reverse = direction == Direction::reverse;
     const int64_t batch = x.size(0), steps = x.size(1);
     const std::vector<Tensor> x_proj = unstack_steps(cell.project_input(x));  // T × (B, G·H), from one GEMM
     const Tensor zeros = Tensor::zeros({batch, hidden_size_}, x.dtype());
@@ -152,7 +154,7 @@ RecurrentOutput RecurrentLayer::forward_with_state(const Tensor& x, const Sequen
             const std::size_t index = static_cast<std::size_t>(layer * directions_ + direction);
             const RecurrentCell& layer_cell = *cells_[index];
             RecurrentState start = initial_state.empty() ? layer_cell.initial_state(batch) : initial_state[index];
-            auto [outputs, final_state] = run_direction(layer_cell, layer_input, lengths, direction == 1, start);
+            auto [outputs, final_state] = run_direction(layer_cell, layer_input, lengths, direction == 1 ? Direction::reverse : Direction::forward, start);
             direction_outputs.push_back(outputs);
             result.final_state.push_back(final_state);
         }

@@ -58,13 +58,15 @@ public:
     int64_t directions() const { return directions_; }
     int64_t hidden_size() const { return hidden_size_; }
     int64_t output_size() const { return hidden_size_ * directions_; }
+    // Which way a cell reads the steps: t = 0 … T−1, or T−1 … 0 (a bidirectional layer's second cell).
+    enum class Direction { forward, reverse };
     // The cell of one layer and direction (for stepping a decoder, or inspection).
-    const RecurrentCell& cell(int64_t layer, bool reverse = false) const;
+    const RecurrentCell& cell(int64_t layer, Direction direction = Direction::forward) const;
 
 private:
     // One cell over every step of x (B, T, I), forwards or backwards; `lengths` empty = no padding.
     std::pair<Tensor, RecurrentState> run_direction(const RecurrentCell& cell, const Tensor& x,
-                                                    const std::vector<int64_t>& lengths, bool reverse,
+                                                    const std::vector<int64_t>& lengths, Direction direction,
                                                     RecurrentState state) const;
 
     int64_t num_layers_, directions_, hidden_size_;
