@@ -33,10 +33,12 @@ RnnSeq2SeqOptions read_rnn_seq2seq_options(config::JsonReader& section) {
     options.hidden_size = section.integer("hidden_size", options.hidden_size, {.min = 1, .max = 65536});
     options.num_layers = section.integer("num_layers", options.num_layers, {.min = 1, .max = 16});
     options.bidirectional_encoder = section.boolean("bidirectional_encoder", options.bidirectional_encoder);
+    // "none" (the first choice), or a row of the decoder-attention table
     std::vector<std::string> attentions = {"none"};
     for (const std::string& name : decoder_attention_names()) attentions.push_back(name);
-    if (const std::string attention = section.choice("attention", "none", attentions); attention != "none")
-        options.attention = attention;
+    const std::string attention = section.choice("attention", attentions.front(), attentions);
+    for (const auto& [name, type] : decoder_attentions())
+        if (name == attention) options.attention = name;
     options.dropout = section.number("dropout", options.dropout, 0.0, 0.99);
     check_attention_fits(section, options);
     return options;
