@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/attention_scaling.h"
+#include "analysis/machine/attention_scaling.h"
 #include "autograd/error.h"
 #include "autograd/kernels/matmul_precision.h"
 #include "train/run_config.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "train/bpe.h"
+#include "datasets/bpe.h"
 
 using namespace tf::train;
 

@@ -1,7 +1,7 @@
 // Matmul throughput: measures this machine's FP32 FMA peak, then GFLOP/s of the oneDNN and the
 // reference GEMM on square, projection and batched-attention shapes, as a table or JSON lines.
 // Usage: bench_matmul [--threads N] [--json] [--quick]
-#include "analysis/fma_peak.h"
+#include "analysis/machine/fma_peak.h"
 #include "autograd/kernels/gemm.h"
 
 #include <omp.h>

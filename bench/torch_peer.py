@@ -11,7 +11,7 @@ which bench/compare_torch.sh sets beside tapeformer's.
 
 The workloads are the run configs configs/bench/w1.json ... w4.json (their `model` section, and
 their `data` section's batch size and length; configs/bench/README.md describes each). They are
-measured as src/analysis/throughput.cpp measures them: 8 fixed batches of random ids in [2, 96),
+measured as src/analysis/machine/throughput.cpp measures them: 8 fixed batches of random ids in [2, 96),
 Adam (lr 1e-3), one untimed step, `--warmup` steps, then `--steps` timed steps of zero_grad +
 forward + cross-entropy + backward + Adam; tokens/s = B·T / the median step.
   seq2seq (W1-W3): src (B, T), decoder input <bos> + src[:, :-1], target src;
@@ -21,7 +21,7 @@ re-running the decoder over the growing prefix (nn.TransformerDecoder keeps no k
 compare it with tapeformer's `decode.cache` "off").
 Workload A: causal self-attention forward + backward alone, batch 1, 4 heads of width 64, Q, K, V
 given (no projections), backward with a fixed random dO; one warm-up call, then the median of
-`--reps` (src/analysis/attention_scaling.h). "composed" writes the equation as ops (matmul, scale,
+`--reps` (src/analysis/machine/attention_scaling.h). "composed" writes the equation as ops (matmul, scale,
 masked_fill with a causal mask built per call, softmax, matmul: tapeformer's "plain"); "fused" is
 F.scaled_dot_product_attention(is_causal=True) (PyTorch 2.0 and later; compare it with "tiled").
 """

@@ -15,7 +15,7 @@
 #include "config/json_file.h"
 #include "models/build.h"
 #include "train/checkpoint.h"
-#include "train/dataset.h"
+#include "datasets/dataset.h"
 #include "train/run_config.h"
 #include "train/run_loader.h"
 #include "train/safetensors.h"

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/attention_twins.h"
+#include "analysis/theorems/attention_twins.h"
 #include "autograd/tensor.h"
 #include "layers/attention/multi_head_attention.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "analysis/measured.h"
+#include "analysis/theorems/measured.h"
 #include "autograd/tensor.h"
 
 namespace tf::test {
@@ -13,7 +13,7 @@ inline Tensor f64(const std::vector<double>& values, const Shape& shape) {
     return Tensor::from_data(values, shape, DType::f64);
 }
 
-// The largest |a_i − b_i| / (1 + |b_i|), the theorem checks' own measure (analysis/measured.h).
+// The largest |a_i − b_i| / (1 + |b_i|), the theorem checks' own measure (analysis/theorems/measured.h).
 using tf::max_relative_difference;
 
 inline void require_values(const Tensor& t, const std::vector<double>& expected, double tolerance = 1e-12) {

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/attention_theorems.h"
-#include "analysis/attention_twins.h"
-#include "analysis/layer_theorems.h"
+#include "analysis/theorems/attention_theorems.h"
+#include "analysis/theorems/attention_twins.h"
+#include "analysis/theorems/layer_theorems.h"
 #include "attention_helpers.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"

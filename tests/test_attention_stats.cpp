@@ -2,7 +2,7 @@
 #include "catch.h"
 #include <cmath>
 
-#include "analysis/attention_stats.h"
+#include "analysis/studies/attention_stats.h"
 
 using namespace tf;
 

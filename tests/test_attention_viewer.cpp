@@ -1,13 +1,13 @@
-// The attention viewer's page (analysis/attention_viewer.h): it opens on an attention map when there
+// The attention viewer's page (analysis/reports/attention_viewer.h): it opens on an attention map when there
 // is one, says so, labels rows and columns with their tokens and positions, shows a space as "␣",
 // captions a row per map kind, and draws the opening map as a static SVG for a page read without scripts.
 #include "catch.h"
 
 #include <string>
 
-#include "analysis/attention_viewer.h"
-#include "analysis/attention_viewer_heatmap.h"
-#include "analysis/html_page.h"
+#include "analysis/reports/attention_viewer.h"
+#include "analysis/reports/attention_viewer_heatmap.h"
+#include "analysis/reports/html_page.h"
 #include "xml_check.h"
 
 using namespace tf;

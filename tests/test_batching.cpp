@@ -3,7 +3,7 @@
 #include "catch.h"
 #include <map>
 
-#include "train/batching.h"
+#include "datasets/batching.h"
 
 using namespace tf;
 using namespace tf::train;

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "autograd/error.h"
-#include "train/bpe.h"
+#include "datasets/bpe.h"
 
 using namespace tf;
 using namespace tf::train;

@@ -11,8 +11,8 @@
 
 #include "autograd/error.h"
 #include "run_helpers.h"
-#include "train/dataset.h"
-#include "train/tokenizer.h"
+#include "datasets/dataset.h"
+#include "datasets/tokenizer.h"
 #include "util/files.h"
 #include "source_paths.h"
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_helpers.h"
-#include "train/dataset.h"
+#include "datasets/dataset.h"
 #include "train/run_config.h"
 
 using tf::test::CliResult;

@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/compare.h"
+#include "analysis/studies/compare.h"
 #include "build_commit.h"
 #include "config/json_file.h"
 #include "run_helpers.h"
 #include "tiny_comparison.h"
-#include "train/data_fingerprint.h"
+#include "datasets/data_fingerprint.h"
 #include "train/provenance.h"
 #include "train/run_loader.h"
 #include "util/files.h"

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/compare.h"
-#include "analysis/compare_runs.h"
-#include "analysis/report.h"
+#include "analysis/studies/compare.h"
+#include "analysis/studies/compare_runs.h"
+#include "analysis/reports/report.h"
 #include "run_helpers.h"
 #include "tiny_comparison.h"
 #include "util/files.h"

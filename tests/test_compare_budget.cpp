@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/compare.h"
-#include "analysis/compare_budget.h"
-#include "analysis/compare_runs.h"
+#include "analysis/studies/compare_config.h"
+#include "analysis/studies/compare_budget.h"
+#include "analysis/studies/compare_runs.h"
 #include "run_helpers.h"
 #include "tiny_comparison.h"
 #include "util/files.h"

@@ -6,9 +6,9 @@
 
 #include <cmath>
 
-#include "analysis/compare_confounds.h"
-#include "analysis/compare_convergence.h"
-#include "analysis/compare_findings.h"
+#include "analysis/studies/compare_confounds.h"
+#include "analysis/studies/compare_convergence.h"
+#include "analysis/studies/compare_findings.h"
 
 using namespace tf;
 

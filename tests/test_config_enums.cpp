@@ -11,7 +11,7 @@
 #include "layers/recurrent/cell_registry.h"
 #include "layers/recurrent/cells.h"
 #include "models/build.h"
-#include "train/dataset.h"
+#include "datasets/dataset.h"
 #include "train/optim_config.h"
 
 using namespace tf;

@@ -7,10 +7,10 @@
 #include <set>
 
 #include "run_helpers.h"
-#include "train/batching.h"
-#include "train/dataset.h"
+#include "datasets/batching.h"
+#include "datasets/dataset.h"
 #include "train/run_config.h"
-#include "train/synthetic.h"
+#include "datasets/synthetic.h"
 #include "source_paths.h"
 
 using namespace tf;

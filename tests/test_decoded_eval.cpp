@@ -7,9 +7,9 @@
 
 #include "autograd/error.h"
 #include "run_helpers.h"
-#include "train/batching.h"
-#include "train/decoded_eval.h"
-#include "train/decoding.h"
+#include "datasets/batching.h"
+#include "decoding/decoded_eval.h"
+#include "decoding/decoding.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
 #include "source_paths.h"

@@ -8,7 +8,7 @@
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "run_helpers.h"
-#include "train/batching.h"
+#include "datasets/batching.h"
 #include "train/evaluate.h"
 #include "train/optim_config.h"
 #include "train/run_dir.h"

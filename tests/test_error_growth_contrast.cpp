@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/error_growth_contrast.h"
+#include "analysis/studies/error_growth_contrast.h"
 
 using namespace tf;
 

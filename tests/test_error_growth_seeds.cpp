@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "analysis/error_growth_seeds.h"
+#include "analysis/studies/error_growth_seeds.h"
 
 using namespace tf;
 

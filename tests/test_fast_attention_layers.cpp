@@ -5,8 +5,8 @@
 #include <algorithm>
 
 
-#include "analysis/attention_twins.h"
-#include "analysis/layer_theorems.h"
+#include "analysis/theorems/attention_twins.h"
+#include "analysis/theorems/layer_theorems.h"
 #include "attention_helpers.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"

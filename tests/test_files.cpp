@@ -12,7 +12,7 @@
 
 #include "autograd/error.h"
 #include "run_helpers.h"
-#include "train/tokenizer.h"
+#include "datasets/tokenizer.h"
 #include "util/files.h"
 
 using namespace tf;

@@ -2,7 +2,7 @@
 // shapes, every transpose, broadcast batches and accumulate; plus one case worked out by hand.
 #include "catch.h"
 
-#include "analysis/measured.h"
+#include "analysis/theorems/measured.h"
 #include "autograd/error.h"
 
 #include "autograd/kernels/gemm.h"

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "analysis/gradient_noise.h"
+#include "analysis/studies/gradient_noise.h"
 #include "autograd/error.h"
 #include "autograd/ops.h"
 #include "train/gradient_noise_window.h"

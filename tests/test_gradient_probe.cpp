@@ -2,7 +2,7 @@
 #include "catch.h"
 #include <cmath>
 
-#include "analysis/gradient_probe.h"
+#include "analysis/studies/gradient_probe.h"
 #include "autograd/ops.h"
 #include "models/transformer_models.h"
 

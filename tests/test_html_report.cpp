@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/attention_viewer.h"
-#include "analysis/html_page.h"
-#include "analysis/report.h"
+#include "analysis/reports/attention_viewer.h"
+#include "analysis/reports/html_page.h"
+#include "analysis/reports/report.h"
 #include "autograd/error.h"
 #include "run_helpers.h"
 #include "util/files.h"

@@ -10,7 +10,7 @@
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "models/build.h"
-#include "train/decoding.h"
+#include "decoding/decoding.h"
 
 using namespace tf;
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "analysis/length_sweep.h"
+#include "analysis/studies/length_sweep.h"
 #include "autograd/error.h"
 
 using namespace tf;

@@ -2,9 +2,9 @@
 // report.md and report.html alike, never as Markdown or HTML markup.
 #include "catch.h"
 
-#include "analysis/html_page.h"
-#include "analysis/markdown_text.h"
-#include "analysis/report.h"
+#include "analysis/reports/html_page.h"
+#include "analysis/reports/markdown_text.h"
+#include "analysis/reports/report.h"
 #include "run_helpers.h"
 #include "util/files.h"
 #include "xml_check.h"

@@ -4,7 +4,7 @@
 // an operand once and keep it (tiled attention, linear) likewise.
 #include "catch.h"
 
-#include "analysis/measured.h"
+#include "analysis/theorems/measured.h"
 #include "autograd/error.h"
 #include "autograd/kernels/bfloat16.h"
 #include "autograd/kernels/gemm.h"

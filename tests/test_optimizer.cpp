@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "analysis/measured.h"
+#include "analysis/theorems/measured.h"
 #include "autograd/error.h"
 #include "autograd/kernels/mode.h"
 #include "helpers.h"

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/compare.h"
-#include "analysis/own_predictions.h"
-#include "analysis/run_measures.h"
+#include "analysis/studies/compare.h"
+#include "analysis/studies/own_predictions.h"
+#include "analysis/studies/run_measures.h"
 #include "run_helpers.h"
 #include "source_paths.h"
 #include "tiny_comparison.h"

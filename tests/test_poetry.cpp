@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "run_helpers.h"
-#include "train/dataset.h"
+#include "datasets/dataset.h"
 #include "source_paths.h"
 
 namespace {

@@ -3,7 +3,7 @@
 #include "catch.h"
 #include <cmath>
 
-#include "analysis/layer_theorems.h"
+#include "analysis/theorems/layer_theorems.h"
 #include "autograd/ops.h"
 #include "helpers.h"
 #include "layers/positional.h"

@@ -22,7 +22,7 @@
 #include "run_helpers.h"
 #include "split_batch_runs.h"
 #include "train/trainer.h"
-#include "train/tokenizer.h"
+#include "datasets/tokenizer.h"
 
 namespace tf {
 extern const char* const kPytorchModelPy;   // src/export/pytorch_model.py, as export writes it

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "analysis/report.h"
-#include "analysis/run_measures.h"
-#include "analysis/seed_interval.h"
+#include "analysis/reports/report.h"
+#include "analysis/studies/run_measures.h"
+#include "analysis/studies/seed_interval.h"
 
 using namespace tf;
 

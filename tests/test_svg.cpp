@@ -5,8 +5,8 @@
 #include <regex>
 #include <sstream>
 
-#include "analysis/report.h"
-#include "analysis/svg.h"
+#include "analysis/reports/report.h"
+#include "analysis/reports/svg.h"
 #include "xml_check.h"
 
 using namespace tf;

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <set>
 
-#include "analysis/task_kernel.h"
+#include "analysis/studies/task_kernel.h"
 #include "run_helpers.h"
 #include "train/run_dir.h"
 #include "train/run_loader.h"
-#include "train/synthetic.h"
+#include "datasets/synthetic.h"
 #include "train/trainer.h"
 
 using namespace tf;

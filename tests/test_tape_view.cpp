@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/tape_view.h"
+#include "analysis/reports/tape_view.h"
 #include "autograd/op_formulas.h"
 #include "autograd/ops.h"
 #include "config/json_file.h"

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "analysis/task_kernel.h"
+#include "analysis/studies/task_kernel.h"
 #include "autograd/error.h"
-#include "train/synthetic.h"
+#include "datasets/synthetic.h"
 
 using namespace tf;
 

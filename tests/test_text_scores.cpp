@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "autograd/error.h"
-#include "train/text_scores.h"
-#include "train/tokenizer.h"
+#include "decoding/text_scores.h"
+#include "datasets/tokenizer.h"
 
 using namespace tf;
 using namespace tf::train;

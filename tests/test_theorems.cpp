@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analysis/attention_theorems.h"
-#include "analysis/attention_twins.h"
-#include "analysis/layer_theorems.h"
-#include "analysis/query_key_form.h"
-#include "analysis/symmetric_eigen.h"
-#include "analysis/theorems.h"
+#include "analysis/theorems/attention_theorems.h"
+#include "analysis/theorems/attention_twins.h"
+#include "analysis/theorems/layer_theorems.h"
+#include "analysis/theorems/query_key_form.h"
+#include "analysis/theorems/symmetric_eigen.h"
+#include "analysis/theorems/theorems.h"
 #include "attention_helpers.h"
 #include "autograd/ops.h"
 #include "helpers.h"

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "analysis/bench_report.h"
-#include "analysis/matmul_roof.h"
+#include "analysis/machine/bench_report.h"
+#include "analysis/machine/matmul_roof.h"
 #include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"

@@ -7,7 +7,7 @@
 #include <functional>
 #include <limits>
 
-#include "analysis/attention_theorems.h"
+#include "analysis/theorems/attention_theorems.h"
 #include "autograd/error.h"
 #include "autograd/gradcheck.h"
 #include "autograd/kernels/mode.h"

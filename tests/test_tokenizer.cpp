@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "run_helpers.h"
-#include "train/tokenizer.h"
+#include "datasets/tokenizer.h"
 
 using namespace tf;
 using namespace tf::train;

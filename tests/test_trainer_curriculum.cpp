@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "run_helpers.h"
-#include "train/batching.h"
+#include "datasets/batching.h"
 #include "train/evaluate.h"
 #include "train/run_dir.h"
 #include "train/run_loader.h"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/measured.h"
+#include "analysis/theorems/measured.h"
 #include "autograd/kernels/vector_math.h"
 
 using namespace tf;

@@ -3,8 +3,8 @@
 #include "catch.h"
 #include <cmath>
 
-#include "analysis/compare_series.h"
-#include "analysis/wilson_interval.h"
+#include "analysis/studies/compare_series.h"
+#include "analysis/studies/wilson_interval.h"
 
 using namespace tf;
 

@@ -3,7 +3,7 @@
 // report.html (whose viewer shows the maps of the first N test examples).
 #include <iostream>
 
-#include "analysis/analyze.h"
+#include "analysis/studies/analyze.h"
 #include "cli/commands.h"
 #include "cli/reference_option.h"
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <iostream>
 
-#include "analysis/bench_report.h"
-#include "analysis/fma_peak.h"
-#include "analysis/matmul_roof.h"
+#include "analysis/machine/bench_report.h"
+#include "analysis/machine/fma_peak.h"
+#include "analysis/machine/matmul_roof.h"
 #include "autograd/kernels/mode.h"
 #include "cli/commands.h"
 #include "train/run_config.h"

@@ -1,8 +1,8 @@
 // `tapeformer collect DIR... --out DIR [--allow KEY]...`: students' runs or comparisons of one
-// assignment in one report — scores, curves side by side, where each was trained (analysis/collect.h).
+// assignment in one report — scores, curves side by side, where each was trained (analysis/studies/collect.h).
 #include <iostream>
 
-#include "analysis/collect.h"
+#include "analysis/studies/collect.h"
 #include "cli/commands.h"
 
 namespace tf::cli {

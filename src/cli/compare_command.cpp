@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "analysis/compare.h"
-#include "analysis/compare_plan.h"
+#include "analysis/studies/compare.h"
+#include "analysis/studies/compare_plan.h"
 #include "autograd/error.h"
 #include "cli/commands.h"
 #include "cli/reference_option.h"

@@ -4,8 +4,8 @@
 // `compare` would check it before training: every variant's run config, and its predictions.
 #include <iostream>
 
-#include "analysis/compare.h"
-#include "analysis/compare_runs.h"
+#include "analysis/studies/compare_config.h"
+#include "analysis/studies/compare_runs.h"
 #include "cli/commands.h"
 #include "config/json_file.h"
 #include "train/run_config.h"

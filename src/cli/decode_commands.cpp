@@ -13,7 +13,7 @@
 #include "cli/reference_option.h"
 #include "cli/seed_option.h"
 #include "config/json_bytes.h"
-#include "train/decoding.h"
+#include "decoding/decoding.h"
 #include "train/evaluate.h"
 #include "train/run_loader.h"
 

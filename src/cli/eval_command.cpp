@@ -1,6 +1,6 @@
 // `tapeformer eval --run DIR [--split test|valid]`: one JSON object with the metrics: the
 // teacher-forced loss, perplexity and accuracies, and for a seq2seq run the scores of the text the
-// model decodes itself (exact match, CER, chrF, BLEU; train/decoded_eval.h).
+// model decodes itself (exact match, CER, chrF, BLEU; decoding/decoded_eval.h).
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/reference_option.h"
 #include "config/json_bytes.h"
-#include "train/decoded_eval.h"
+#include "decoding/decoded_eval.h"
 #include "train/evaluate.h"
 #include "train/run_loader.h"
 

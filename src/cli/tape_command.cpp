@@ -1,10 +1,10 @@
 // `tapeformer tape CONFIG [--set k=v]... [--examples N] [--tokens N] [--out DIR] [--text] [--fast]
 // [--values]`: record one training step of the config's model on a tiny batch and show its tape
-// (analysis/tape_view.h). The readable form of every op by default, so attention shows as its chain
+// (analysis/reports/tape_view.h). The readable form of every op by default, so attention shows as its chain
 // of ops; --fast shows what the fast path records (fused entries).
 #include <iostream>
 
-#include "analysis/tape_view.h"
+#include "analysis/reports/tape_view.h"
 #include "cli/commands.h"
 #include "cli/reference_option.h"
 #include "util/files.h"

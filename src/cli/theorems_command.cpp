@@ -1,5 +1,5 @@
 // `tapeformer theorems [--run DIR] [--seed N] [--verbose] [--json]`: measures every checkable
-// statement of the attention theory (analysis/theorems.h) on random weights, and on a trained run's
+// statement of the attention theory (analysis/theorems/theorems.h) on random weights, and on a trained run's
 // first attention layer, and prints one short line each: the verdict, a short statement and its key
 // number. --verbose gives the whole statement, every number and the docs/math/ section that explains
 // it. Exit 0 when every statement came out as expected.
@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/theorems.h"
+#include "analysis/theorems/theorems.h"
 #include "cli/commands.h"
 #include "cli/reference_option.h"
 #include "cli/seed_option.h"

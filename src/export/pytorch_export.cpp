@@ -11,7 +11,7 @@
 #include "layers/norm_registry.h"
 #include "layers/recurrent/cell_registry.h"
 #include "layers/registry.h"
-#include "train/batching.h"
+#include "datasets/batching.h"
 #include "train/evaluate.h"
 #include "train/safetensors.h"
 #include "util/files.h"

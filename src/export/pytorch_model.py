@@ -268,7 +268,7 @@ def check(folder):
     return largest, int(kept.sum()), tgt_in.shape[0]
 
 
-# The vocabulary: tapeformer's tokenizers (src/train/tokenizer.cpp, src/train/bpe.cpp) on the bytes
+# The vocabulary: tapeformer's tokenizers (src/datasets/tokenizer.cpp, src/datasets/bpe.cpp) on the bytes
 # of the text, so every id comes out as tapeformer's. Text goes in and out as str; bytes that are
 # not UTF-8 travel as surrogate escapes, so decode(encode(text)) gives back any text bpe and char
 # tokenizers can spell.

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "train/dataset.h"
+#include "datasets/dataset.h"
 
 namespace tf::train {
 

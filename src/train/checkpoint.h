@@ -6,9 +6,9 @@
 
 #include "config/json_reader.h"
 #include "models/model.h"
-#include "train/batching.h"
+#include "datasets/batching.h"
 #include "train/optimizer.h"
-#include "train/tokenizer.h"
+#include "datasets/tokenizer.h"
 
 namespace tf::train {
 

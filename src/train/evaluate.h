@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "models/model.h"
-#include "train/batching.h"
+#include "datasets/batching.h"
 #include "train/metrics.h"
 
 namespace tf::train {

@@ -2,7 +2,7 @@
 // (docs/experiments.md, "Gradient stability"). Over the batch gradients g_1 … g_W of the W steps
 // between two log lines (taken before clipping),
 //     N = (1/W) Σ_t ‖g_t − ḡ‖² / ‖ḡ‖² = ((1/W) Σ_t ‖g_t‖² − ‖ḡ‖²) / ‖ḡ‖²,   ḡ = (1/W) Σ_t g_t,
-// the same ratio `compare` measures at one set of weights (analysis/gradient_noise.h), here from
+// the same ratio `compare` measures at one set of weights (analysis/studies/gradient_noise.h), here from
 // consecutive steps: the weights move between them, so the gradient's drift within the window
 // counts as noise too. It is a curve for comparing models along training — at the same training
 // loss, say — not the ratio at one point.

@@ -10,7 +10,7 @@
 #include "build_commit.h"   // generated at every build (cmake/build_commit.cmake)
 #include "config/json_bytes.h"
 #include "config/json_file.h"
-#include "train/data_fingerprint.h"
+#include "datasets/data_fingerprint.h"
 #include "util/files.h"
 #include "util/fnv1a.h"
 

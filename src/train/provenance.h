@@ -8,7 +8,7 @@
 #include <string>
 
 #include "config/json_reader.h"
-#include "train/dataset.h"
+#include "datasets/dataset.h"
 
 namespace tf::train {
 
@@ -20,7 +20,7 @@ struct Provenance {
     std::string cpu = kUnknown;        // /proc/cpuinfo's "model name"
     int64_t cores = 0;                 // hardware threads the system reports; 0: unknown
     std::string config_hash = kUnknown;  // config_hash(resolved config)
-    std::string data_hash = kUnknown;    // data_fingerprint(dataset), train/data_fingerprint.h
+    std::string data_hash = kUnknown;    // data_fingerprint(dataset), datasets/data_fingerprint.h
 };
 
 // FNV-1a 64 (util/fnv1a.h) of the config's canonical text — nlohmann's compact dump, keys sorted —

@@ -10,7 +10,7 @@
 #include "config/enum_names.h"
 #include "config/json_reader.h"
 #include "models/build.h"
-#include "train/dataset.h"
+#include "datasets/dataset.h"
 #include "train/optim_config.h"
 #include "train/train_config.h"
 

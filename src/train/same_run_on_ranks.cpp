@@ -7,7 +7,7 @@
 #include "autograd/error.h"
 #include "config/json_diff.h"
 #include "config/json_text.h"
-#include "train/data_fingerprint.h"
+#include "datasets/data_fingerprint.h"
 
 namespace tf::train {
 

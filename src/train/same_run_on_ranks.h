@@ -5,7 +5,7 @@
 #pragma once
 #include "config/json_reader.h"
 #include "distributed/communicator.h"
-#include "train/dataset.h"
+#include "datasets/dataset.h"
 
 namespace tf::train {
 

@@ -257,7 +257,7 @@ def png_pixels(path):
     return width, height, rows
 
 
-# The plots' first two colours (src/analysis/svg.cpp, kPalette): blue and vermilion.
+# The plots' first two colours (src/analysis/reports/svg.cpp, kPalette): blue and vermilion.
 PLOT_COLOURS = {"blue": (0x00, 0x72, 0xB2), "vermilion": (0xD5, 0x5E, 0x00)}
 
 

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/compare.h"
+#include "analysis/studies/compare.h"
 #include "distributed/communicator.h"
 #include "run_helpers.h"
 #include "split_batch_runs.h"

@@ -5,7 +5,7 @@
 #include "autograd/ops.h"
 #include "helpers.h"
 #include "layers/attention/masks.h"
-#include "train/bpe.h"
+#include "datasets/bpe.h"
 
 using namespace tf;
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""The rooms of src/ are floors: a file includes only headers of its own room and of the rooms below
+it, so no include runs back up and no two rooms lean on each other. The floors, lowest first, are
+FLOORS; docs/design.md's rooms table must list the same folders. Prints each include that runs up
+(file:line, the include, both rooms) and exits 1 if there is any.
+
+  rooms.py SOURCE_DIR
+"""
+import os
+import re
+import sys
+
+FLOORS = [
+    "autograd", "util", "config", "distributed", "layers", "models", "datasets", "train", "decoding",
+    "export", "analysis/reports", "analysis/theorems", "analysis/machine", "analysis/studies", "cli",
+]
+
+
+def room_of(path):
+    """The room of a path under src/ ("analysis/studies/compare.h" → "analysis/studies")."""
+    for room in sorted(FLOORS, key=len, reverse=True):
+        if path == room or path.startswith(room + "/"):
+            return room
+    return None
+
+
+def main(root):
+    problems = []
+    src = os.path.join(root, "src")
+    seen_rooms = set()
+    for directory, _, names in os.walk(src):
+        for name in sorted(names):
+            if not name.endswith((".h", ".cpp")):
+                continue
+            path = os.path.relpath(os.path.join(directory, name), src)
+            room = room_of(path)
+            if room is None:
+                problems.append(f"src/{path}: in no room of FLOORS")
+                continue
+            seen_rooms.add(room)
+            with open(os.path.join(directory, name), encoding="utf-8") as source:
+                for number, line in enumerate(source, 1):
+                    match = re.match(r'\s*#include "([^"]+)"', line)
+                    if not match or not os.path.exists(os.path.join(src, match.group(1))):
+                        continue   # a header of a library, or one beside the file
+                    target = room_of(match.group(1))
+                    if target is None or FLOORS.index(target) > FLOORS.index(room):
+                        problems.append(f"src/{path}:{number}: includes {match.group(1)} ({target}), above its room {room}")
+    unused = [room for room in FLOORS if room not in seen_rooms]
+    if unused:
+        problems.append(f"rooms with no file: {unused}")
+    with open(os.path.join(root, "docs", "design.md"), encoding="utf-8") as design:
+        listed = re.findall(r"^\| `src/([a-z_/]+)/` \|", design.read(), re.M)
+    if sorted(listed) != sorted(FLOORS):
+        problems.append(f"docs/design.md's rooms table lists {sorted(listed)}, the floors are {sorted(FLOORS)}")
+    for problem in problems:
+        print("FAIL:", problem)
+    print(f"{len(seen_rooms)} rooms, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "."))
