@@ -10,7 +10,7 @@
 #include "autograd/ops.h"
 #include "helpers.h"
 #include "layers/attention/scaled_dot_product.h"
-#include "layers/registry.h"
+#include "layers/builtin_layers.h"
 #include "module_gradcheck.h"
 
 using namespace tf;

@@ -14,7 +14,7 @@
 #include "layers/init.h"
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
-#include "layers/registry.h"
+#include "layers/builtin_layers.h"
 #include "module_gradcheck.h"
 
 using namespace tf;

@@ -8,6 +8,7 @@
 #include "layers/examples/local_conv_mixer.h"
 #include "models/build.h"
 #include "module_gradcheck.h"
+#include "layers/builtin_layers.h"
 
 using namespace tf;
 

@@ -15,7 +15,7 @@
 #include "autograd/kernels/mode.h"
 #include "layers/attention/multi_head_attention.h"
 #include "layers/forward_observer.h"
-#include "layers/registry.h"
+#include "layers/builtin_layers.h"
 
 using namespace tf;
 

@@ -9,6 +9,7 @@
 #include "autograd/tape.h"
 #include "layers/layer_gradcheck.h"
 #include "run_helpers.h"
+#include "layers/builtin_layers.h"
 
 using namespace tf;
 

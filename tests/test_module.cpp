@@ -4,7 +4,7 @@
 
 #include "layers/feed_forward.h"
 #include "layers/recurrent/cell_registry.h"
-#include "layers/registry.h"
+#include "layers/builtin_layers.h"
 
 using namespace tf;
 

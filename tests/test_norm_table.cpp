@@ -11,7 +11,7 @@
 #include "config/json_reader.h"
 #include "layers/layer_norm.h"
 #include "layers/norm_registry.h"
-#include "layers/registry.h"
+#include "layers/builtin_layers.h"
 #include "models/build.h"
 #include "run_helpers.h"
 #include "split_batch_runs.h"

@@ -17,7 +17,7 @@
 #include "layers/attention/decoder_attention_registry.h"
 #include "layers/norm_registry.h"
 #include "layers/recurrent/cell_registry.h"
-#include "layers/registry.h"
+#include "layers/builtin_layers.h"
 #include "models/build.h"
 #include "run_helpers.h"
 #include "split_batch_runs.h"

@@ -9,6 +9,7 @@
 #include "helpers.h"
 #include "layers/recurrent/recurrent_layer.h"
 #include "module_gradcheck.h"
+#include "layers/builtin_layers.h"
 
 using namespace tf;
 using tf::test::f64;

@@ -9,6 +9,7 @@
 #include "models/build.h"
 #include "models/rnn_seq2seq.h"
 #include "module_gradcheck.h"
+#include "layers/builtin_layers.h"
 
 using namespace tf;
 

@@ -9,6 +9,7 @@
 #include "layers/transformer_block.h"
 #include "models/build.h"
 #include "module_gradcheck.h"
+#include "layers/builtin_layers.h"
 
 using namespace tf;
 

@@ -8,7 +8,7 @@
 #include "autograd/error.h"
 #include "autograd/ops.h"
 #include "helpers.h"
-#include "layers/registry.h"
+#include "layers/builtin_layers.h"
 #include "layers/transformer_block.h"
 #include "module_gradcheck.h"
 

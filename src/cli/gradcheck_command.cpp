@@ -10,6 +10,7 @@
 #include "config/json_file.h"
 #include "layers/attention/fused_op_checks.h"
 #include "layers/layer_gradcheck.h"
+#include "layers/builtin_layers.h"
 
 namespace tf::cli {
 

@@ -10,7 +10,7 @@
 #include "layers/attention/decoder_attention_registry.h"
 #include "layers/norm_registry.h"
 #include "layers/recurrent/cell_registry.h"
-#include "layers/registry.h"
+#include "layers/builtin_layers.h"
 #include "datasets/batching.h"
 #include "train/evaluate.h"
 #include "train/safetensors.h"

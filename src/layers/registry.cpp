@@ -1,14 +1,7 @@
-// The registry and the list of built-in layers.
+// The layer registry.
 #include "layers/registry.h"
 
 #include "autograd/error.h"
-#include "layers/attention/multi_head_attention.h"
-#include "layers/examples/alibi_attention.h"
-#include "layers/examples/local_conv_mixer.h"
-#include "layers/feed_forward.h"
-#include "layers/recurrent/cell_registry.h"
-#include "layers/swiglu_feed_forward.h"
-#include "layers/transformer_block.h"
 
 namespace tf {
 
@@ -33,34 +26,21 @@ std::shared_ptr<SequenceLayer> LayerRegistry::create(const config::Json& block, 
                                                      const LayerBuildContext& build) const {
     config::JsonReader reader(block, path);
     const std::string type = reader.choice("type", types());
-    auto layer = factories_.at(type)(reader, build);
+    LayerBuildContext built_here = build;
+    built_here.registry = this;   // a layer's own chosen sublayers come from the same registry
+    auto layer = factories_.at(type)(reader, built_here);
     reader.finish();
     return layer;
 }
 
-LayerChoice LayerChoice::read(config::JsonReader& config, const std::string& key) {
+LayerChoice LayerChoice::read(config::JsonReader& config, const std::string& key, const LayerRegistry* registry) {
     if (!config.has(key)) return {};
-    return {config.raw(key), config.path_of(key)};
+    return {config.raw(key), config.path_of(key), registry};
 }
 
-void register_builtin_layers(LayerRegistry& registry) {
-    registry.add("multi_head_attention", MultiHeadAttention::from_config);
-    registry.add("transformer_encoder_block", TransformerEncoderBlock::from_config);
-    registry.add("transformer_decoder_block", TransformerDecoderBlock::from_config);
-    registry.add("feed_forward", FeedForward::from_config);     // the blocks' default "ffn"
-    registry.add("swiglu", SwiGluFeedForward::from_config);
-    for (const std::string& cell : recurrent_cell_names()) registry.add(cell, recurrent_layer_factory(cell));  // rnn, gru, lstm
-    registry.add("local_conv_mixer", LocalConvMixer::from_config, "LocalConvMixer");  // the worked example of docs/extending.md
-    registry.add("alibi_attention", AlibiAttention::from_config);    // its attention example
-}
-
-const LayerRegistry& builtin_layers() {
-    static const LayerRegistry registry = [] {
-        LayerRegistry filled;
-        register_builtin_layers(filled);
-        return filled;
-    }();
-    return registry;
+std::shared_ptr<SequenceLayer> LayerChoice::create(const LayerBuildContext& build) const {
+    if (!registry) throw ValueError(path + ": a chosen layer with no registry to build it");
+    return registry->create(entry, path, build);
 }
 
 }  // namespace tf

@@ -1,6 +1,7 @@
-// The layer registry: config "type" name → factory. One explicit function, register_builtin_layers,
-// lists the built-in layers; coursework adds its own layer with one line there (see docs/extending.md).
-// No self-registering static objects: the linker silently drops those from static libraries.
+// The layer registry: config "type" name → factory. The built-in layers are listed in one explicit
+// function, register_builtin_layers (layers/builtin_layers.h); coursework adds its own layer with one
+// line there (see docs/extending.md). No self-registering static objects: the linker silently drops
+// those from static libraries.
 #pragma once
 #include <functional>
 #include <map>
@@ -15,22 +16,28 @@
 namespace tf {
 
 // What every factory may use besides its own JSON block.
+class LayerRegistry;
+
 struct LayerBuildContext {
     int64_t width = 0;                   // the model width C the layer reads and writes
     Rng* init_rng = nullptr;             // for initial weights
     std::shared_ptr<Rng> dropout_rng{};  // shared by every dropout in the model
     InitScheme init{};                   // the model's default initialisation
     DType dtype = DType::f32;
+    const LayerRegistry* registry = nullptr;   // the registry building this layer (set by create)
 };
 
-// A sublayer a config chooses by name: its registry entry ({"type": ..., its keys}) and the JSON path
-// that names it in errors. No entry means the owner's built-in default.
+// A sublayer a config chooses by name: its registry entry ({"type": ..., its keys}), the JSON path
+// that names it in errors, and the registry that builds it. No entry means the owner's built-in default.
 struct LayerChoice {
     config::Json entry{};
     std::string path{};
+    const LayerRegistry* registry = nullptr;
     bool chosen() const { return !entry.is_null(); }
-    // The choice under `key` of `config`, if the config has that key.
-    static LayerChoice read(config::JsonReader& config, const std::string& key);
+    // The choice under `key` of `config`, if the config has that key, to be built by `registry`.
+    static LayerChoice read(config::JsonReader& config, const std::string& key, const LayerRegistry* registry);
+    // Builds the chosen layer.
+    std::shared_ptr<SequenceLayer> create(const LayerBuildContext& build) const;
 };
 
 // Reads the layer's keys from `config` (unknown keys are caught after the factory returns).
@@ -54,10 +61,5 @@ private:
     std::map<std::string, LayerFactory> factories_;
     std::map<std::string, std::string> pytorch_twins_;
 };
-
-void register_builtin_layers(LayerRegistry& registry);
-
-// The registry with every built-in layer, built once.
-const LayerRegistry& builtin_layers();
 
 }  // namespace tf

@@ -33,7 +33,7 @@ struct SublayerBuild {
     std::shared_ptr<SequenceLayer> chosen(const LayerChoice& choice) const {
         const LayerBuildContext build{.width = options.attention.d_model, .init_rng = &rng, .dropout_rng = dropout_rng,
                                       .init = init, .dtype = dtype};
-        return builtin_layers().create(choice.entry, choice.path, build);
+        return choice.create(build);
     }
     // The chosen self-attention, or the built-in MultiHeadAttention.
     std::shared_ptr<SequenceLayer> self_attention() const {
@@ -68,8 +68,9 @@ TransformerBlockOptions block_options_from_config(config::JsonReader& config, co
     o.attention = MultiHeadAttention::options_from_config(config, build, "attention_dropout", o.dropout);
     o.ffn_hidden = config.integer("ffn_hidden", 4 * o.attention.d_model, {.min = 1});
     o.activation = config.choice("activation", Activation::relu);
-    o.ffn = LayerChoice::read(config, "ffn");
-    o.self_attention = LayerChoice::read(config, "self_attention");
+    // Sublayers come from the registry that builds this block.
+    o.ffn = LayerChoice::read(config, "ffn", build.registry);
+    o.self_attention = LayerChoice::read(config, "self_attention", build.registry);
     o.norm_first = config.boolean("norm_first", false);
     o.norm = config.choice("norm", o.norm, norm_names());
     o.norm_eps = config.number("norm_eps", 1e-5, std::numeric_limits<double>::min(), 1.0);

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
-#include "layers/registry.h"
+#include "layers/builtin_layers.h"
 
 namespace tf {
 
@@ -20,10 +20,10 @@ LayerBuildContext block_build_context(const TransformerOptions& options, Rng& rn
 // The layer-registry choice under `key`, built once here so `config check` names a bad type or key
 // with its path, not the trainer (with generators of its own: a layer with dropout needs one).
 LayerChoice read_checked_choice(config::JsonReader& section, const std::string& key, const TransformerOptions& o) {
-    LayerChoice choice = LayerChoice::read(section, key);
+    LayerChoice choice = LayerChoice::read(section, key, &builtin_layers());
     if (!choice.chosen()) return choice;
     Rng probe_rng(0);
-    builtin_layers().create(choice.entry, choice.path, block_build_context(o, probe_rng, std::make_shared<Rng>(0), DType::f32));
+    choice.create(block_build_context(o, probe_rng, std::make_shared<Rng>(0), DType::f32));
     return choice;
 }
 
@@ -206,7 +206,7 @@ DecoderLM::DecoderLM(const TransformerOptions& options, const ModelBuildContext&
                                                 options.final_norm, build.dropout_rng, init, rng, build.dtype));
     } else {
         const LayerBuildContext context = block_build_context(options, rng, build.dropout_rng, build.dtype);
-        const auto make_block = [&] { return builtin_layers().create(options.custom_block.entry, options.custom_block.path, context); };
+        const auto make_block = [&] { return options.custom_block.create(context); };
         blocks_ = register_module("blocks", std::make_shared<TransformerStack>(options.layers, make_block, options.d_model,
                                                                                options.final_norm, options.norm, 1e-5, build.dtype));
     }
