@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The rooms of src/ are floors: a file includes only headers of its own room and of the rooms below
 it, so no include runs back up and no two rooms lean on each other. The floors, lowest first, are
-FLOORS; docs/design.md's rooms table must list the same folders. Prints each include that runs up
-(file:line, the include, both rooms) and exits 1 if there is any.
+FLOORS; docs/design.md's rooms table must list the same folders. Inside a room no two files lean on
+each other either: taking a header and its .cpp as one unit, the units' includes have no loop (a
+loop means a type sits in the wrong file). Prints each include that runs up (file:line, the include,
+both rooms) and each loop, and exits 1 if there is any.
 
   rooms.py SOURCE_DIR
 """
@@ -24,8 +26,45 @@ def room_of(path):
     return None
 
 
+def loops(edges):
+    """The strongly connected groups of more than one unit (Tarjan's algorithm, iteratively)."""
+    index, low, on_stack, stack, groups = {}, {}, set(), [], []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start), on_stack.add(start)
+        while work:
+            unit, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target), on_stack.add(target)
+                    work.append((target, iter(sorted(edges.get(target, ())))))
+                elif target in on_stack:
+                    low[unit] = min(low[unit], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[unit])
+            if low[unit] == index[unit]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == unit:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
 def main(root):
     problems = []
+    units = {}   # "layers/registry" -> the units its header and source include
     src = os.path.join(root, "src")
     seen_rooms = set()
     for directory, _, names in os.walk(src):
@@ -38,14 +77,19 @@ def main(root):
                 problems.append(f"src/{path}: in no room of FLOORS")
                 continue
             seen_rooms.add(room)
+            unit = units.setdefault(path.rsplit(".", 1)[0], set())
             with open(os.path.join(directory, name), encoding="utf-8") as source:
                 for number, line in enumerate(source, 1):
                     match = re.match(r'\s*#include "([^"]+)"', line)
                     if not match or not os.path.exists(os.path.join(src, match.group(1))):
                         continue   # a header of a library, or one beside the file
+                    if match.group(1).rsplit(".", 1)[0] != path.rsplit(".", 1)[0]:
+                        unit.add(match.group(1).rsplit(".", 1)[0])
                     target = room_of(match.group(1))
                     if target is None or FLOORS.index(target) > FLOORS.index(room):
                         problems.append(f"src/{path}:{number}: includes {match.group(1)} ({target}), above its room {room}")
+    for group in loops(units):
+        problems.append("files that include each other (a header and its .cpp counted as one): " + ", ".join(group))
     unused = [room for room in FLOORS if room not in seen_rooms]
     if unused:
         problems.append(f"rooms with no file: {unused}")

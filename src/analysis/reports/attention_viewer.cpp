@@ -60,12 +60,6 @@ nlohmann::json map_json(const ViewerMap& map) {
     return {{"label", map.label}, {"queries", visible_tokens(map.queries)}, {"keys", visible_tokens(map.keys)}, {"weights", weights}};
 }
 
-// The invisible characters visible_token escapes that are not control characters, in UTF-8.
-constexpr std::pair<const char*, const char*> kInvisible[] = {
-    {"\u00A0", "\\u00a0"}, {"\u200B", "\\u200b"}, {"\u200C", "\\u200c"},
-    {"\u200D", "\\u200d"}, {"\u2060", "\\u2060"}, {"\uFEFF", "\\ufeff"},
-};
-
 // The sentence above the grid: which map the viewer opened on, and why that one.
 std::string opening_sentence(const ViewerMap& map) {
     if (map.kind == ViewerMapKind::dependency_kernel)
@@ -97,30 +91,6 @@ std::string viewer_caption(ViewerMapKind kind) {
                    "column j is the input at position j, and a cell is how strongly that output depends on that input.";
     }
     return "";
-}
-
-std::string visible_token(const std::string& token) {
-    std::string shown;
-    for (std::size_t i = 0; i < token.size(); ++i) {
-        const auto byte = static_cast<unsigned char>(token[i]);
-        const auto invisible = std::find_if(std::begin(kInvisible), std::end(kInvisible),
-                                            [&](const auto& pair) { return token.compare(i, std::char_traits<char>::length(pair.first), pair.first) == 0; });
-        if (byte == ' ') shown += "\u2423";   // ␣
-        else if (byte == '\t') shown += "\\t";
-        else if (byte == '\n') shown += "\\n";
-        else if (byte == '\r') shown += "\\r";
-        else if (byte < 0x20 || byte == 0x7F) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-            shown += escaped;
-        } else if (invisible != std::end(kInvisible)) {
-            shown += invisible->second;
-            i += std::char_traits<char>::length(invisible->first) - 1;
-        } else {
-            shown += token[i];
-        }
-    }
-    return shown;
 }
 
 std::string attention_viewer_html(const std::vector<ViewerExample>& examples) {

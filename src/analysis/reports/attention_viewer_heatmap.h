@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "analysis/reports/attention_viewer.h"
+#include "analysis/reports/viewer_maps.h"
 
 namespace tf {
 

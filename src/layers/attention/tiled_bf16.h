@@ -10,7 +10,7 @@
 #include "autograd/kernels/gemm.h"
 #include "autograd/rounded_copy.h"
 #include "autograd/tensor.h"
-#include "layers/attention/tiled_kernel.h"
+#include "layers/attention/tiled_problem.h"
 #include "layers/attention/tiled_layout.h"
 
 namespace tf::tiled {

@@ -11,7 +11,6 @@
 
 #include "autograd/kernels/vector_math.h"
 #include "layers/attention/tiled_bf16.h"
-#include "layers/attention/tiled_work_split.h"
 
 namespace tf::tiled {
 namespace {

@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "autograd/kernels/mode.h"
+#include "layers/attention/tiled_kernel.h"
 
 namespace tf::tiled {
 namespace {
