@@ -1,6 +1,6 @@
 // Attention forward + backward, causal, f32: the composed (plain) path, the tiled (flash) kernel,
 // linear attention, and a tanh RNN of the same width — median time and the peak tensor memory one
-// call allocates, as a table or JSON. The measuring lives in src/analysis/attention_scaling.h.
+// call allocates, as a table or JSON. The measuring lives in src/analysis/machine/attention_scaling.h.
 // Usage: bench_attention [--threads N] [--json] [--quick] [--T N] [--variant rnn|plain|tiled|linear]
 //                        [--precision fp32|bf16]
 // (default: T = 256, 1024, 4096 and the plain, tiled and linear variants, fp32; --precision bf16:
