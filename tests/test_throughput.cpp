@@ -2,10 +2,13 @@
 // against the PyTorch peer's models, the timed loops' bookkeeping, and the scaling report files.
 #include "catch.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include "analysis/machine/bench_report.h"
+#include "analysis/machine/decode_bytes.h"
 #include "analysis/machine/matmul_roof.h"
+#include "analysis/machine/read_bandwidth.h"
 #include "autograd/kernels/matmul_precision.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/ops.h"
@@ -17,6 +20,8 @@
 using namespace tf;
 
 namespace {
+
+constexpr double kMiBytes = 1024.0 * 1024.0;
 
 int64_t parameter_count(const analysis::Workload& workload) {
     ModelBuildContext build;
@@ -143,13 +148,15 @@ TEST_CASE("write_generation_report writes the CSV and one well-formed SVG with b
         d.workload = "W4", d.cache = cache, d.generated = tokens, d.state_bytes = bytes;
         d.run = {seconds, seconds, seconds};
         d.tokens_per_second = double(tokens) / seconds;
+        d.bytes_per_token = 1e6, d.bandwidth_fraction = d.bytes_per_token * d.tokens_per_second / 1e9;  // at 1 GB/s
         return d;
     };
     const std::vector<std::string> paths = analysis::write_generation_report(
         temp / "bench", {row(DecodeCache::automatic, 128, 0.5, 4096), row(DecodeCache::off, 128, 2.0, 0)});
     REQUIRE(paths.size() == 2);
-    CHECK(read_file(paths[0]) == "workload,cache,generated,seconds_median,tokens_per_s,state_bytes\n"
-                                 "W4,auto,128,0.500000,256.0,4096\nW4,off,128,2.000000,64.0,0\n");
+    CHECK(read_file(paths[0]) == "workload,cache,generated,seconds_median,tokens_per_s,state_bytes,bytes_per_token,"
+                                 "bandwidth_fraction\nW4,auto,128,0.500000,256.0,4096,1000000,0.2560\n"
+                                 "W4,off,128,2.000000,64.0,0,1000000,0.0640\n");
     const std::string svg = read_file(paths[1]);
     CHECK(test::xml_problem(svg).empty());
     CHECK(svg.find(">key/value cache<") != std::string::npos);
@@ -210,4 +217,61 @@ TEST_CASE("bf16 runs take their MFU against the measured bf16 matmul roof too, i
     options.warmup = 0, options.steps = 2, options.peak_gflops = 100, options.bf16_roof_gflops = roof;
     const analysis::TrainingThroughput measured = analysis::measure_training(tiny_workload(true), options);
     CHECK(measured.mfu_bf16 == Approx(measured.matmul_gflops / roof));
+}
+
+TEST_CASE("bytes per generated token: the weights a step reads plus the mean key/value cache, hand-counted", "[integration]") {
+    // The tiny LM (C 16, F 32, 4 layers, V 96, 128 learned positions) has 14,144 parameters:
+    // embedding 96·16 + positions 128·16 + 4 × (4 × (16·16 + 16) + (32·16 + 32) + (16·32 + 16) + 2 · 32)
+    // + final norm 32 + output 96·16 + 96.
+    const analysis::Workload lm = tiny_workload(true);
+    REQUIRE(parameter_count(lm) == 14144);
+    // A step gathers one row of each table: 14,144 − 96·16 − 128·16 + 16 + 16 floats.
+    const double weights = (14144 - 96 * 16 - 128 * 16 + 16 + 16) * 4.0;
+    // Step i reads i + 1 positions of 4 layers' keys and values (2 · 16 floats each): over 5 steps 3 on average.
+    const double cache = 4 * (2 * 16 * 4.0) * 3;
+    for (const DecodeCache way : {DecodeCache::automatic, DecodeCache::off}) {
+        const analysis::DecodingThroughput d = analysis::measure_decoding(lm, 5, 1, way, 10.0);
+        CHECK(d.bytes_per_token == weights + cache);   // re-running the prefix is given the cached way's bytes
+        CHECK(d.bandwidth_fraction == Approx(d.bytes_per_token * d.tokens_per_second / 10e9));
+    }
+    // Seq2seq (2 + 2 layers, sinusoidal positions): per decoder layer self-attention 4 × 272,
+    // cross-attention's query and output projections 2 × 272 (keys and values of the memory are
+    // cached once), FFN 1,072, three norms 96; the final norm 32, one target embedding row 16, the
+    // output 1,632. Nothing of the encoder. Its cache: self-attention over 3 positions on average
+    // and cross-attention over the 7 source positions, per decoder layer.
+    const analysis::DecodingThroughput seq2seq = analysis::measure_decoding(tiny_workload(false), 5, 1, DecodeCache::automatic);
+    CHECK(seq2seq.bytes_per_token == (2 * (4 * 272 + 2 * 272 + 1072 + 96) + 32 + 16 + 1632) * 4.0 + 2 * (2 * 16 * 4.0) * (3 + 7));
+    CHECK(seq2seq.bandwidth_fraction == 0);   // no bandwidth given
+}
+
+TEST_CASE("the bandwidth fraction is bytes per token × tokens/s over the read bandwidth", "[unit]") {
+    // 3.5 MB a token at 8,788 tokens/s is 30.758 GB/s: 30.758 % of 100 GB/s.
+    CHECK(analysis::bandwidth_fraction(3.5e6, 8788, 100) == Approx(0.30758));
+    CHECK(analysis::bandwidth_fraction(3.5e6, 8788, 0) == 0);
+}
+
+TEST_CASE("the read bandwidth of a small buffer is a finite positive rate", "[unit]") {
+    analysis::ReadBandwidthOptions options;
+    options.bytes = int64_t{4} << 20, options.attempts = 2;
+    const double gbs = analysis::read_bandwidth_gbs(options);
+    CHECK(std::isfinite(gbs));
+    CHECK(gbs > 0);
+}
+
+TEST_CASE("a generation line carries its bytes per token and bandwidth fraction, in the JSON, the row and the report",
+          "[unit]") {
+    analysis::DecodingThroughput d;
+    d.workload = "W4", d.generated = 1024, d.run = {0.1, 0.1, 0.1}, d.tokens_per_second = 10240;
+    d.bytes_per_token = 4 * kMiBytes, d.bandwidth_fraction = 0.35;
+    const nlohmann::json json = analysis::to_json(d);
+    CHECK(json.at("bytes_per_token") == 4 * kMiBytes);
+    CHECK(json.at("bandwidth_fraction") == 0.35);
+    CHECK_THAT(analysis::table_row(d), Catch::Contains("reads 4.00 MiB per token: 35.0% of read bandwidth"));
+    const test::TempDir temp("tapeformer-bench-bandwidth");
+    analysis::BenchResults results;
+    results.precision = "fp32", results.threads = 2, results.peak_gflops = 100, results.read_bandwidth_gbs = 20;
+    results.generation = {d};
+    const std::string markdown = read_file(analysis::write_bench_report(temp.path(), results));
+    CHECK(markdown.find("measured read bandwidth 20.0 GB/s") != std::string::npos);
+    CHECK(markdown.find("| 4.00 | 35.0 % |") != std::string::npos);
 }

@@ -1,13 +1,14 @@
 // `tapeformer bench [--config FILE] [--workload W…] [--steps N] [--warmup N] [--json] [--out DIR]`:
 // training throughput (tokens/s, MFU, peak memory) of the reference workloads W1–W4 or of a run
 // config's model, greedy decoding D with the key/value cache and without, language-model generation
-// at growing lengths, and time/memory against sequence length; report.md and report.html of all of it in --out.
+// at growing lengths (each with its share of the measured read bandwidth), and time/memory against sequence length; report.md and report.html of all of it in --out.
 #include <algorithm>
 #include <iostream>
 
 #include "analysis/machine/bench_report.h"
 #include "analysis/machine/fma_peak.h"
 #include "analysis/machine/matmul_roof.h"
+#include "analysis/machine/read_bandwidth.h"
 #include "autograd/kernels/mode.h"
 #include "cli/commands.h"
 #include "train/run_config.h"
@@ -65,11 +66,12 @@ std::vector<analysis::TrainingThroughput> run_training(const BenchArguments& arg
 }
 
 // D with the key/value cache, then re-running the prefix: the same tokens, the speed-up beside.
-std::vector<analysis::DecodingThroughput> run_decoding(const BenchArguments& args, const analysis::Workload& workload) {
+std::vector<analysis::DecodingThroughput> run_decoding(const BenchArguments& args, const analysis::Workload& workload,
+                                                       double read_bandwidth) {
     if (!args.json) std::cout << "\n";
     std::vector<analysis::DecodingThroughput> results;
     for (const DecodeCache cache : {DecodeCache::automatic, DecodeCache::off}) {
-        results.push_back(analysis::measure_decoding(workload, args.decode_tokens, args.decode_runs, cache));
+        results.push_back(analysis::measure_decoding(workload, args.decode_tokens, args.decode_runs, cache, read_bandwidth));
         emit(args, analysis::to_json(results.back()), analysis::table_row(results.back()));
     }
     return results;
@@ -77,7 +79,7 @@ std::vector<analysis::DecodingThroughput> run_decoding(const BenchArguments& arg
 
 // Generation by the W4 language model with positions for 1,100 tokens: greedy, batch 1, at each
 // length with the key/value cache and, up to rerun_up_to, re-running the prefix.
-std::vector<analysis::DecodingThroughput> run_generation(const BenchArguments& args) {
+std::vector<analysis::DecodingThroughput> run_generation(const BenchArguments& args, double read_bandwidth) {
     analysis::Workload workload = analysis::reference_workload("W4");
     workload.model.max_length = 1100;
     if (!args.json) std::cout << "\nlanguage-model generation (W4 model, positions for 1,100 tokens)\n";
@@ -85,7 +87,8 @@ std::vector<analysis::DecodingThroughput> run_generation(const BenchArguments& a
     for (const int64_t tokens : args.generate_lengths)
         for (const DecodeCache cache : {DecodeCache::automatic, DecodeCache::off}) {
             if (cache == DecodeCache::off && tokens > args.rerun_up_to) continue;
-            results.push_back(analysis::measure_decoding(workload, tokens, cache == DecodeCache::off ? 1 : args.decode_runs, cache));
+            const int runs = cache == DecodeCache::off ? 1 : args.decode_runs;
+            results.push_back(analysis::measure_decoding(workload, tokens, runs, cache, read_bandwidth));
             emit(args, analysis::to_json(results.back()), analysis::table_row(results.back()));
         }
     const std::vector<std::string> paths = analysis::write_generation_report(args.out, results);
@@ -116,19 +119,24 @@ int run_bench(const BenchArguments& args) {
     // bf16 runs also measure the bf16 matmul roof, the denominator of their bf16 MFU
     const bool bf16 = kernels::matmul_precision() == kernels::MatmulPrecision::bf16;
     const double bf16_roof = bf16 ? analysis::bf16_matmul_roof_gflops() : 0;
+    // decoding and generation also measure the read bandwidth, the denominator of their bandwidth fraction
+    const bool decodes = wants(args, "decode") || wants(args, "generate");
+    const double read_bandwidth = decodes ? analysis::read_bandwidth_gbs() : 0;
     nlohmann::json peak_line{{"kind", "peak"}, {"threads", kernels::num_threads()}, {"fp32_fma_peak_gflops", peak}};
     if (bf16) peak_line["bf16_matmul_roof_gflops"] = bf16_roof;
+    if (decodes) peak_line["read_bandwidth_gbs"] = read_bandwidth;
     emit(args, peak_line,
          "threads " + std::to_string(kernels::num_threads()) + ", matmul precision " + args.precision +
              ", FP32 FMA peak " + std::to_string(peak) + " GFLOP/s" +
-             (bf16 ? ", bf16 matmul roof " + std::to_string(bf16_roof) + " GFLOP/s" : ""));
-    analysis::BenchResults results{args.precision, kernels::num_threads(), peak, bf16_roof, {}, {}, {}, {}};
+             (bf16 ? ", bf16 matmul roof " + std::to_string(bf16_roof) + " GFLOP/s" : "") +
+             (decodes ? ", read bandwidth " + std::to_string(read_bandwidth) + " GB/s" : ""));
+    analysis::BenchResults results{args.precision, kernels::num_threads(), peak, bf16_roof, read_bandwidth, {}, {}, {}, {}};
     if (wants(args, "train")) results.training = run_training(args, workloads, peak, bf16_roof);
     if (wants(args, "decode")) {
         const bool reference = args.config_path.empty();
-        results.decoding = run_decoding(args, reference ? analysis::reference_workload("W1") : workloads.front());
+        results.decoding = run_decoding(args, reference ? analysis::reference_workload("W1") : workloads.front(), read_bandwidth);
     }
-    if (wants(args, "generate")) results.generation = run_generation(args);
+    if (wants(args, "generate")) results.generation = run_generation(args, read_bandwidth);
     if (wants(args, "scaling")) results.scaling = run_scaling(args);
     const std::string report = analysis::write_bench_report(args.out, results);
     if (!args.json) std::cout << "wrote " << report << " and report.html beside it\n";

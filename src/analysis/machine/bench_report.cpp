@@ -14,6 +14,13 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
+// What the decoding tables' last two columns hold (decode_bytes.h).
+constexpr const char* kBytesPerToken =
+    "MiB read per token: every weight a step multiplies with (one row of the embedding tables; not the encoder's, "
+    "read once per sequence) plus the keys and values attention reads, averaged over the generated tokens. "
+    "Share of read bandwidth: that × tokens/s ÷ the measured read bandwidth; re-running the prefix is given the "
+    "cached way's bytes.";
+
 nlohmann::json stats_json(const TimingStats& stats) {
     return {{"median", stats.median}, {"min", stats.min}, {"max", stats.max}};
 }
@@ -88,7 +95,8 @@ std::vector<std::vector<std::string>> decoding_rows(const std::vector<DecodingTh
     for (const DecodingThroughput& r : results)
         rows.push_back({r.workload, std::to_string(r.source_length), std::to_string(r.generated),
                         r.cache == DecodeCache::off ? "re-run the prefix" : "key/value cache", median_range_ms(r.run),
-                        format("%.0f", r.tokens_per_second), format("%.2f", r.state_bytes / kMiB)});
+                        format("%.0f", r.tokens_per_second), format("%.2f", r.state_bytes / kMiB),
+                        format("%.2f", r.bytes_per_token / kMiB), format("%.1f %%", 100 * r.bandwidth_fraction)});
     return rows;
 }
 
@@ -109,7 +117,8 @@ nlohmann::json to_json(const DecodingThroughput& r) {
     return {{"kind", "decode"}, {"workload", r.workload}, {"mode", "greedy_decode_batch1"},
             {"src_len", r.source_length}, {"gen_tokens", r.generated}, {"threads", r.threads},
             {"cache", name_of(r.cache)}, {"step_s", stats_json(r.run)}, {"tokens_per_s", r.tokens_per_second},
-            {"state_bytes", r.state_bytes}};
+            {"state_bytes", r.state_bytes}, {"bytes_per_token", r.bytes_per_token},
+            {"bandwidth_fraction", r.bandwidth_fraction}};
 }
 
 nlohmann::json to_json(const ScalingMeasurement& r) {
@@ -117,14 +126,16 @@ nlohmann::json to_json(const ScalingMeasurement& r) {
 }
 
 std::string training_table_header(bool bf16_mfu) {
-    return format("%-8s %9s %9s %24s %10s %9s %6s %9s %9s", "workload", "B x T", "params", "step ms median (min-max)",
-                  "tokens/s", "GFLOP/st", "MFU", "peak MiB", "+step MiB") + (bf16_mfu ? format(" %9s", "bf16 MFU") : "");
+    // MFU: the step's share of the FP32 roofline (the measured FMA peak); bf16: of the bf16 matmul roof
+    return format("%-8s %9s %9s %24s %10s %9s %8s %9s %9s", "workload", "B x T", "params", "step ms median (min-max)",
+                  "tokens/s", "GFLOP/st", "MFU/peak", "peak MiB", "+step MiB") +
+           (bf16_mfu ? format(" %9s", "MFU/bf16") : "");
 }
 
 std::string table_row(const TrainingThroughput& r) {
     const std::string shape = std::to_string(r.batch) + "x" + std::to_string(r.length);
     const std::string step = format("%.1f (%.1f-%.1f)", r.step.median * 1e3, r.step.min * 1e3, r.step.max * 1e3);
-    return format("%-8s %9s %9ld %24s %10.0f %9.2f %5.1f%% %9.1f %9.1f", r.workload.c_str(), shape.c_str(),
+    return format("%-8s %9s %9ld %24s %10.0f %9.2f %7.1f%% %9.1f %9.1f", r.workload.c_str(), shape.c_str(),
                   long(r.parameters), step.c_str(), r.tokens_per_second, r.matmul_flops_per_step / 1e9, 100 * r.mfu,
                   r.peak_bytes / kMiB, r.peak_bytes_above_start / kMiB) +
            (r.mfu_bf16 > 0 ? format(" %8.1f%%", 100 * r.mfu_bf16) : "");
@@ -134,8 +145,9 @@ std::string table_row(const DecodingThroughput& r) {
     const char* cache = r.cache == DecodeCache::off ? "no cache" : "key/value cache";
     const std::string source = r.source_length > 0 ? "source " + std::to_string(r.source_length) : "no source";
     return format("greedy decoding %s (batch 1, %s, %ld tokens, %s): %.1f ms (%.1f-%.1f) per sequence, "
-                  "%.0f tokens/s, state %.2f MiB", r.workload.c_str(), source.c_str(), long(r.generated), cache,
-                  r.run.median * 1e3, r.run.min * 1e3, r.run.max * 1e3, r.tokens_per_second, r.state_bytes / kMiB);
+                  "%.0f tokens/s, state %.2f MiB, reads %.2f MiB per token: %.1f%% of read bandwidth", r.workload.c_str(),
+                  source.c_str(), long(r.generated), cache, r.run.median * 1e3, r.run.min * 1e3, r.run.max * 1e3,
+                  r.tokens_per_second, r.state_bytes / kMiB, r.bytes_per_token / kMiB, 100 * r.bandwidth_fraction);
 }
 
 std::string scaling_table_header() { return format("%-8s %6s %10s %10s", "variant", "T", "ms", "peak MiB"); }
@@ -163,10 +175,11 @@ std::vector<std::string> write_scaling_report(const std::string& dir, const std:
 
 std::vector<std::string> write_generation_report(const std::string& dir, const std::vector<DecodingThroughput>& results) {
     make_directories(dir);
-    std::string csv = "workload,cache,generated,seconds_median,tokens_per_s,state_bytes\n";
+    std::string csv = "workload,cache,generated,seconds_median,tokens_per_s,state_bytes,bytes_per_token,bandwidth_fraction\n";
     for (const DecodingThroughput& d : results)
         csv += d.workload + "," + name_of(d.cache) + "," + std::to_string(d.generated) + "," + format("%.6f", d.run.median) + "," +
-               format("%.1f", d.tokens_per_second) + "," + std::to_string(d.state_bytes) + "\n";
+               format("%.1f", d.tokens_per_second) + "," + std::to_string(d.state_bytes) + "," +
+               format("%.0f", d.bytes_per_token) + "," + format("%.4f", d.bandwidth_fraction) + "\n";
     const std::vector<std::string> paths{dir + "/generation.csv", dir + "/generation.svg"};
     write_file_atomic(paths[0], csv);
     write_file_atomic(paths[1], svg::render(generation_plot(results)));
@@ -181,24 +194,30 @@ std::string write_bench_report(const std::string& dir, const BenchResults& resul
                      ", measured FP32 FMA peak " + format("%.1f", results.peak_gflops) + " GFLOP/s (the MFU's denominator)" +
                      (bf16_mfu ? ", measured bf16 matmul roof " + format("%.1f", results.bf16_roof_gflops) +
                                      " GFLOP/s (bf16 MFU's: oneDNN's bf16 product of two 1024 × 1024 matrices)"
-                               : std::string()) + ".");
+                               : std::string()) +
+                     (results.read_bandwidth_gbs > 0 ? ", measured read bandwidth " + format("%.1f", results.read_bandwidth_gbs) +
+                                                           " GB/s (decoding's bandwidth fraction's denominator)"
+                                                     : std::string()) + ".");
     const std::vector<std::string> decoding_header{"workload", "source tokens", "generated tokens", "way",
-                                                   "ms per sequence, median (min–max)", "tokens/s", "state MiB"};
+                                                   "ms per sequence, median (min–max)", "tokens/s", "state MiB",
+                                                   "MiB read per token", "share of read bandwidth"};
     if (!results.training.empty()) {
         report.heading(2, "Training steps");
         report.paragraph("Forward + backward + Adam; the step time is the median of the timed steps, after warm-up.");
         std::vector<std::string> header{"workload", "B×T", "parameters", "step ms, median (min–max)", "tokens/s",
-                                        "matmul GFLOP per step", "MFU", "peak MiB"};
-        if (bf16_mfu) header.push_back("bf16 MFU");
+                                        "matmul GFLOP per step", "MFU (share of the FP32 FMA peak)", "peak MiB"};
+        if (bf16_mfu) header.push_back("bf16 MFU (share of the bf16 matmul roof)");
         report.table(header, training_rows(results.training, bf16_mfu));
     }
     if (!results.decoding.empty()) {
         report.heading(2, "Greedy decoding, batch 1");
+        report.paragraph(kBytesPerToken);
         report.table(decoding_header, decoding_rows(results.decoding));
     }
     if (!results.generation.empty()) {
         report.heading(2, "Language-model generation");
         report.plot("generation", generation_plot(results.generation));
+        report.paragraph(kBytesPerToken);
         report.table(decoding_header, decoding_rows(results.generation));
     }
     if (!results.scaling.empty()) {

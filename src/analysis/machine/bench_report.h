@@ -38,6 +38,7 @@ struct BenchResults {
     int64_t threads = 0;
     double peak_gflops = 0;    // the measured FP32 FMA peak the MFU is taken against
     double bf16_roof_gflops = 0;   // bf16 runs: the measured bf16 matmul roof bf16's MFU is taken against
+    double read_bandwidth_gbs = 0; // with decoding or generation: the measured read bandwidth (read_bandwidth.h)
     std::vector<TrainingThroughput> training;
     std::vector<DecodingThroughput> decoding, generation;
     std::vector<ScalingMeasurement> scaling;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 
+#include "analysis/machine/decode_bytes.h"
 #include "autograd/error.h"
 #include "autograd/kernels/gemm.h"
 #include "autograd/kernels/mode.h"
@@ -168,7 +169,8 @@ TrainingThroughput measure_training(const Workload& workload, const ThroughputOp
     return result;
 }
 
-DecodingThroughput measure_decoding(const Workload& workload, int64_t generated, int runs, DecodeCache cache) {
+DecodingThroughput measure_decoding(const Workload& workload, int64_t generated, int runs, DecodeCache cache,
+                                    double read_bandwidth_gbs) {
     auto model = build_bench_model(workload, 0);
     model->eval();
     NoGradGuard no_grad;
@@ -200,6 +202,9 @@ DecodingThroughput measure_decoding(const Workload& workload, int64_t generated,
     result.cache = cache, result.state_bytes = state_bytes;
     result.run = timing_stats(times);
     if (result.run.median > 0) result.tokens_per_second = double(generated) / result.run.median;
+    result.bytes_per_token = double(step_weight_bytes(*model)) +
+                             mean_step_state_bytes(workload.model, result.source_length, generated, state_bytes);
+    result.bandwidth_fraction = bandwidth_fraction(result.bytes_per_token, result.tokens_per_second, read_bandwidth_gbs);
     return result;
 }
 

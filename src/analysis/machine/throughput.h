@@ -63,12 +63,18 @@ struct DecodingThroughput {
     // What the decode state holds after the last token: the encoder memory (seq2seq) plus the
     // key/value cache, in bytes.
     int64_t state_bytes = 0;
+    // The bytes one generated token must read, and their rate's share of the measured read
+    // bandwidth (0 when none was given): decode_bytes.h says what is counted.
+    double bytes_per_token = 0;
+    double bandwidth_fraction = 0;   // bytes_per_token × tokens_per_second / read bandwidth
 };
 
 // Greedy decoding, batch 1 (benchmark D for a seq2seq workload; generation for a language model):
 // encode a random source of `workload.length` tokens once (none for an LM), then `generated` times
 // step the decoder — with the key/value cache, or re-running the prefix for DecodeCache::off — and
 // append the argmax (no early stop at <eos>, as the peer). Two warm-up runs, then `runs` timed ones.
-DecodingThroughput measure_decoding(const Workload& workload, int64_t generated, int runs, DecodeCache cache);
+// With the machine's read bandwidth (read_bandwidth.h, GB/s), also the bandwidth fraction.
+DecodingThroughput measure_decoding(const Workload& workload, int64_t generated, int runs, DecodeCache cache,
+                                    double read_bandwidth_gbs = 0);
 
 }  // namespace tf::analysis
