@@ -19,7 +19,9 @@
 //            positions at every step;
 //   other    (RNN decoders, registry-chosen blocks): the decode state as held after the last token.
 // Decoding without the cache is given the same bytes, the cached way's floor, so its fraction says
-// how far re-running the prefix is from that roof.
+// how far re-running the prefix is from that roof. The bandwidth is DRAM's: a model whose weights
+// and cache fit in the last-level cache (W4's are a few MiB) is read from there at every step after
+// the first, and its fraction can pass 100 % — that says the cache, not memory, feeds it.
 #pragma once
 #include <cstdint>
 
