@@ -55,7 +55,9 @@ std::vector<analysis::TrainingThroughput> run_training(const BenchArguments& arg
                                                        const std::vector<analysis::Workload>& workloads, double peak,
                                                        double bf16_roof) {
     if (!args.json) std::cout << "\ntraining steps (forward + backward + Adam), median of " << args.steps << " after "
-                              << args.warmup << " warm-up\n" << analysis::training_table_header(bf16_roof > 0) << "\n";
+                              << args.warmup << " warm-up; MFU = fraction of the roofline: matmul GFLOP/s over the "
+                              << (bf16_roof > 0 ? "FP32 FMA peak (/peak) and the bf16 matmul roof (/bf16)" : "FP32 FMA peak")
+                              << "\n" << analysis::training_table_header(bf16_roof > 0) << "\n";
     const analysis::ThroughputOptions options{args.warmup, args.steps, peak, bf16_roof, 0};
     std::vector<analysis::TrainingThroughput> results;
     for (const analysis::Workload& workload : workloads) {
