@@ -149,14 +149,15 @@ TEST_CASE("write_generation_report writes the CSV and one well-formed SVG with b
         d.run = {seconds, seconds, seconds};
         d.tokens_per_second = double(tokens) / seconds;
         d.bytes_per_token = 1e6, d.bandwidth_fraction = d.bytes_per_token * d.tokens_per_second / 1e9;  // at 1 GB/s
+        d.working_set_fraction = d.bandwidth_fraction / 4;                                             // at 4 GB/s
         return d;
     };
     const std::vector<std::string> paths = analysis::write_generation_report(
         temp / "bench", {row(DecodeCache::automatic, 128, 0.5, 4096), row(DecodeCache::off, 128, 2.0, 0)});
     REQUIRE(paths.size() == 2);
     CHECK(read_file(paths[0]) == "workload,cache,generated,seconds_median,tokens_per_s,state_bytes,bytes_per_token,"
-                                 "bandwidth_fraction\nW4,auto,128,0.500000,256.0,4096,1000000,0.2560\n"
-                                 "W4,off,128,2.000000,64.0,0,1000000,0.0640\n");
+                                 "bandwidth_fraction,working_set_fraction\nW4,auto,128,0.500000,256.0,4096,1000000,0.2560,0.0640\n"
+                                 "W4,off,128,2.000000,64.0,0,1000000,0.0640,0.0160\n");
     const std::string svg = read_file(paths[1]);
     CHECK(test::xml_problem(svg).empty());
     CHECK(svg.find(">key/value cache<") != std::string::npos);
@@ -233,6 +234,10 @@ TEST_CASE("bytes per generated token: the weights a step reads plus the mean key
         const analysis::DecodingThroughput d = analysis::measure_decoding(lm, 5, 1, way, 10.0);
         CHECK(d.bytes_per_token == weights + cache);   // re-running the prefix is given the cached way's bytes
         CHECK(d.bandwidth_fraction == Approx(d.bytes_per_token * d.tokens_per_second / 10e9));
+        // Beside it, the read rate of a buffer of one token's bytes, and the share of that reached.
+        CHECK(std::isfinite(d.working_set_gbs));
+        CHECK(d.working_set_gbs > 0);
+        CHECK(d.working_set_fraction == Approx(d.bytes_per_token * d.tokens_per_second / (d.working_set_gbs * 1e9)));
     }
     // Seq2seq (2 + 2 layers, sinusoidal positions): per decoder layer self-attention 4 × 272,
     // cross-attention's query and output projections 2 × 272 (keys and values of the memory are
@@ -242,6 +247,7 @@ TEST_CASE("bytes per generated token: the weights a step reads plus the mean key
     const analysis::DecodingThroughput seq2seq = analysis::measure_decoding(tiny_workload(false), 5, 1, DecodeCache::automatic);
     CHECK(seq2seq.bytes_per_token == (2 * (4 * 272 + 2 * 272 + 1072 + 96) + 32 + 16 + 1632) * 4.0 + 2 * (2 * 16 * 4.0) * (3 + 7));
     CHECK(seq2seq.bandwidth_fraction == 0);   // no bandwidth given
+    CHECK(seq2seq.working_set_gbs == 0);
 }
 
 TEST_CASE("the bandwidth fraction is bytes per token × tokens/s over the read bandwidth", "[unit]") {

@@ -14,12 +14,14 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// What the decoding tables' last two columns hold (decode_bytes.h).
+// What the decoding tables' last three columns hold (decode_bytes.h).
 constexpr const char* kBytesPerToken =
     "MiB read per token: every weight a step multiplies with (one row of the embedding tables; not the encoder's, "
     "read once per sequence) plus the keys and values attention reads, averaged over the generated tokens. "
     "Share of read bandwidth: that × tokens/s ÷ the measured read bandwidth; re-running the prefix is given the "
-    "cached way's bytes. Over 100 %: the bytes fit in the last-level cache, read faster than DRAM.";
+    "cached way's bytes. Over 100 %: the bytes fit in the last-level cache, read faster than DRAM. Share of a "
+    "buffer its size: the same rate over the read rate of a buffer of one token's bytes, measured the same way: "
+    "the ceiling for that working set on this machine, whichever memory holds it.";
 
 nlohmann::json stats_json(const TimingStats& stats) {
     return {{"median", stats.median}, {"min", stats.min}, {"max", stats.max}};
@@ -96,7 +98,8 @@ std::vector<std::vector<std::string>> decoding_rows(const std::vector<DecodingTh
         rows.push_back({r.workload, std::to_string(r.source_length), std::to_string(r.generated),
                         r.cache == DecodeCache::off ? "re-run the prefix" : "key/value cache", median_range_ms(r.run),
                         format("%.0f", r.tokens_per_second), format("%.2f", r.state_bytes / kMiB),
-                        format("%.2f", r.bytes_per_token / kMiB), format("%.1f %%", 100 * r.bandwidth_fraction)});
+                        format("%.2f", r.bytes_per_token / kMiB), format("%.1f %%", 100 * r.bandwidth_fraction),
+                        format("%.1f %%", 100 * r.working_set_fraction)});
     return rows;
 }
 
@@ -118,7 +121,8 @@ nlohmann::json to_json(const DecodingThroughput& r) {
             {"src_len", r.source_length}, {"gen_tokens", r.generated}, {"threads", r.threads},
             {"cache", name_of(r.cache)}, {"step_s", stats_json(r.run)}, {"tokens_per_s", r.tokens_per_second},
             {"state_bytes", r.state_bytes}, {"bytes_per_token", r.bytes_per_token},
-            {"bandwidth_fraction", r.bandwidth_fraction}};
+            {"bandwidth_fraction", r.bandwidth_fraction}, {"working_set_gbs", r.working_set_gbs},
+            {"working_set_fraction", r.working_set_fraction}};
 }
 
 nlohmann::json to_json(const ScalingMeasurement& r) {
@@ -145,9 +149,10 @@ std::string table_row(const DecodingThroughput& r) {
     const char* cache = r.cache == DecodeCache::off ? "no cache" : "key/value cache";
     const std::string source = r.source_length > 0 ? "source " + std::to_string(r.source_length) : "no source";
     return format("greedy decoding %s (batch 1, %s, %ld tokens, %s): %.1f ms (%.1f-%.1f) per sequence, "
-                  "%.0f tokens/s, state %.2f MiB, reads %.2f MiB per token: %.1f%% of read bandwidth", r.workload.c_str(),
-                  source.c_str(), long(r.generated), cache, r.run.median * 1e3, r.run.min * 1e3, r.run.max * 1e3,
-                  r.tokens_per_second, r.state_bytes / kMiB, r.bytes_per_token / kMiB, 100 * r.bandwidth_fraction);
+                  "%.0f tokens/s, state %.2f MiB, reads %.2f MiB per token: %.1f%% of read bandwidth, %.1f%% of a "
+                  "buffer its size (%.0f GB/s)", r.workload.c_str(), source.c_str(), long(r.generated), cache,
+                  r.run.median * 1e3, r.run.min * 1e3, r.run.max * 1e3, r.tokens_per_second, r.state_bytes / kMiB,
+                  r.bytes_per_token / kMiB, 100 * r.bandwidth_fraction, 100 * r.working_set_fraction, r.working_set_gbs);
 }
 
 std::string scaling_table_header() { return format("%-8s %6s %10s %10s", "variant", "T", "ms", "peak MiB"); }
@@ -175,11 +180,13 @@ std::vector<std::string> write_scaling_report(const std::string& dir, const std:
 
 std::vector<std::string> write_generation_report(const std::string& dir, const std::vector<DecodingThroughput>& results) {
     make_directories(dir);
-    std::string csv = "workload,cache,generated,seconds_median,tokens_per_s,state_bytes,bytes_per_token,bandwidth_fraction\n";
+    std::string csv = "workload,cache,generated,seconds_median,tokens_per_s,state_bytes,bytes_per_token,bandwidth_fraction,"
+                      "working_set_fraction\n";
     for (const DecodingThroughput& d : results)
         csv += d.workload + "," + name_of(d.cache) + "," + std::to_string(d.generated) + "," + format("%.6f", d.run.median) + "," +
                format("%.1f", d.tokens_per_second) + "," + std::to_string(d.state_bytes) + "," +
-               format("%.0f", d.bytes_per_token) + "," + format("%.4f", d.bandwidth_fraction) + "\n";
+               format("%.0f", d.bytes_per_token) + "," + format("%.4f", d.bandwidth_fraction) + "," +
+               format("%.4f", d.working_set_fraction) + "\n";
     const std::vector<std::string> paths{dir + "/generation.csv", dir + "/generation.svg"};
     write_file_atomic(paths[0], csv);
     write_file_atomic(paths[1], svg::render(generation_plot(results)));
@@ -200,7 +207,8 @@ std::string write_bench_report(const std::string& dir, const BenchResults& resul
                                                      : std::string()) + ".");
     const std::vector<std::string> decoding_header{"workload", "source tokens", "generated tokens", "way",
                                                    "ms per sequence, median (min–max)", "tokens/s", "state MiB",
-                                                   "MiB read per token", "share of read bandwidth"};
+                                                   "MiB read per token", "share of read bandwidth",
+                                                   "share of a buffer its size"};
     if (!results.training.empty()) {
         report.heading(2, "Training steps");
         report.paragraph("Forward + backward + Adam; the step time is the median of the timed steps, after warm-up.");

@@ -67,6 +67,12 @@ struct DecodingThroughput {
     // bandwidth (0 when none was given): decode_bytes.h says what is counted.
     double bytes_per_token = 0;
     double bandwidth_fraction = 0;   // bytes_per_token × tokens_per_second / read bandwidth
+    // A model whose bytes fit in the caches is read from them, not from memory, and its fraction of
+    // the memory bandwidth can pass 1. So beside it: the read rate of a buffer of bytes_per_token
+    // (measured the same way, read_bandwidth.h), which is the ceiling for that working set on this
+    // machine, and the share of it reached. 0 when no bandwidth was asked for.
+    double working_set_gbs = 0;
+    double working_set_fraction = 0;   // bytes_per_token × tokens_per_second / working_set_gbs
 };
 
 // Greedy decoding, batch 1 (benchmark D for a seq2seq workload; generation for a language model):
