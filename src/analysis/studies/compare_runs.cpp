@@ -173,13 +173,15 @@ std::vector<PlannedRun> plan_runs(const CompareConfig& config, const std::string
     if (config.length_sweep) lengths.insert(lengths.end(), config.length_sweep->max_lengths.begin(), config.length_sweep->max_lengths.end());
     std::vector<PlannedRun> runs;
     for (const int64_t length : lengths)
-        for (const auto& variant : config.variants)
+        for (const auto& variant : config.variants) {
+            // A FLOPs budget's steps depend on what a step of this variant (at this length) costs, the
+            // same for every seed (the seed draws the weights, not the shapes): measured once.
+            double flops_per_step = -1;
             for (int64_t seed : config.seeds) {
                 try {
-                    // A FLOPs budget's steps depend on what a step of this variant (at this length) costs.
-                    const double flops_per_step = config.budget.kind == BudgetKind::flops
-                        ? training_flops_per_step(train::read_run_config(variant_config(config, variant, seed, length, 0), variant.name))
-                        : 0.0;
+                    if (config.budget.kind == BudgetKind::flops && flops_per_step < 0)
+                        flops_per_step =
+                            training_flops_per_step(train::read_run_config(variant_config(config, variant, seed, length, 0), variant.name));
                     train::RunConfig run =
                         train::read_run_config(variant_config(config, variant, seed, length, flops_per_step), variant.name);
                     train::check_new_run(run);
@@ -189,6 +191,7 @@ std::vector<PlannedRun> plan_runs(const CompareConfig& config, const std::string
                                       (length > 0 ? " at length_sweep max_length " + std::to_string(length) : "") + ": " + error.what());
                 }
             }
+        }
     return runs;
 }
 
