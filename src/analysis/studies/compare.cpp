@@ -5,8 +5,6 @@
 
 #include <csignal>
 #include <cmath>
-#include <ctime>
-#include <map>
 #include <memory>
 #include <optional>
 #include <span>
