@@ -2,8 +2,11 @@
 // against the PyTorch peer's models, the timed loops' bookkeeping, and the scaling report files.
 #include "catch.h"
 
+#include <omp.h>
+
 #include <cmath>
 #include <filesystem>
+#include <vector>
 
 #include "analysis/machine/bench_report.h"
 #include "analysis/machine/decode_bytes.h"
@@ -55,6 +58,25 @@ TEST_CASE("the gemm FLOP counter adds 2·M·N·K per multiply, forward and backw
     CHECK(kernels::gemm_flop_count() == 3 * (2 * 3 * 5 * 4));  // dA = dC·Bᵀ and dB = Aᵀ·dC: the same work each
 }
 
+TEST_CASE("the product clock times the products called outside a parallel region, with their FLOPs", "[unit]") {
+    const kernels::GemmShape shape{.M = 64, .N = 48, .K = 32};
+    const std::vector<float> A(64 * 32, 1.f), B(32 * 48, 1.f);
+    std::vector<float> C(2 * 64 * 48);
+    kernels::reset_gemm_product_time();
+    kernels::gemm(A.data(), B.data(), C.data(), shape);
+    const kernels::ProductTime outside = kernels::gemm_product_time();
+    CHECK(outside.flops == 2 * 64 * 48 * 32);
+    CHECK(outside.seconds > 0);
+    // Inside a parallel region each thread's product overlaps the other's: neither is counted.
+#pragma omp parallel num_threads(2)
+    kernels::gemm(A.data(), B.data(), C.data() + omp_get_thread_num() * 64 * 48, shape);
+    CHECK(kernels::gemm_product_time().flops == outside.flops);
+    CHECK(kernels::gemm_product_time().seconds == outside.seconds);
+    CHECK(C[2 * 64 * 48 - 1] == 32.f);   // the second thread's product did run
+    kernels::reset_gemm_product_time();
+    CHECK(kernels::gemm_product_time().flops == 0);
+}
+
 TEST_CASE("W1-W4 have exactly the parameter counts of the PyTorch peer's models", "[unit]") {
     // `bench/torch_peer.py params` prints them: TransformerAE 963168, BahdanauGRU 358368, VanillaRNN 103008, GPT 834400.
     CHECK(parameter_count(analysis::reference_workload("W1")) == 963168);
@@ -75,6 +97,10 @@ TEST_CASE("measure_training: tokens/s, FLOPs and memory fit together, and the lo
         CHECK(r.tokens_per_second == Approx(3.0 * 7.0 / r.step.median));
         CHECK(r.matmul_flops_per_step > 0);
         CHECK(r.mfu == Approx(r.matmul_flops_per_step / r.step.median / 1e9 / 100));
+        CHECK(r.matmul_time_share > 0);
+        CHECK(r.matmul_time_share < 1);    // the step also runs softmax, layer norm, Adam, …
+        CHECK(r.matmul_own_gflops > 0);
+        CHECK(r.mfu_ceiling == Approx(r.matmul_own_gflops / 100));
         CHECK(r.peak_bytes_above_start > 0);
         CHECK(r.peak_bytes > r.peak_bytes_above_start);  // the weights and Adam state were live before
         CHECK(r.loss_last < r.loss_first);               // Adam at lr 1e-3 on 8 fixed batches
@@ -204,6 +230,11 @@ TEST_CASE("bf16 runs take their MFU against the measured bf16 matmul roof too, i
     w4.workload = "W4", w4.batch = 16, w4.length = 128, w4.step = {0.05, 0.05, 0.05};
     w4.mfu = 0.4, w4.mfu_bf16 = 0.25;
     CHECK(analysis::to_json(w4).at("mfu_bf16") == 0.25);
+    w4.matmul_time_share = 0.6, w4.mfu_ceiling = 0.8, w4.mfu_ceiling_bf16 = 0.5;
+    CHECK(analysis::to_json(w4).at("matmul_time_share") == 0.6);
+    CHECK(analysis::to_json(w4).at("mfu_ceiling") == 0.8);
+    CHECK(analysis::to_json(w4).at("mfu_ceiling_bf16") == 0.5);
+    w4.matmul_time_share = 0, w4.mfu_ceiling = 0, w4.mfu_ceiling_bf16 = 0;
     w4.mfu_bf16 = 0;
     CHECK_FALSE(analysis::to_json(w4).contains("mfu_bf16"));   // an fp32 run's line is as before
     const test::TempDir temp("tapeformer-bench-bf16");
@@ -213,11 +244,12 @@ TEST_CASE("bf16 runs take their MFU against the measured bf16 matmul roof too, i
     results.training = {w4};
     const std::string markdown = read_file(analysis::write_bench_report(temp.path(), results));
     CHECK(markdown.find("measured bf16 matmul roof 400.0 GFLOP/s") != std::string::npos);
-    CHECK(markdown.find("| 40.0 % | 0.0 | 25.0 % |") != std::string::npos);
+    CHECK(markdown.find("| 40.0 % | 0 % | 0.0 % | 0.0 | 25.0 % | 0.0 % |") != std::string::npos);
     analysis::ThroughputOptions options;
     options.warmup = 0, options.steps = 2, options.peak_gflops = 100, options.bf16_roof_gflops = roof;
     const analysis::TrainingThroughput measured = analysis::measure_training(tiny_workload(true), options);
     CHECK(measured.mfu_bf16 == Approx(measured.matmul_gflops / roof));
+    CHECK(measured.mfu_ceiling_bf16 == Approx(measured.matmul_own_gflops / roof));
 }
 
 TEST_CASE("bytes per generated token: the weights a step reads plus the mean key/value cache, hand-counted", "[integration]") {

@@ -86,8 +86,12 @@ std::vector<std::vector<std::string>> training_rows(const std::vector<TrainingTh
         rows.push_back({r.workload, std::to_string(r.batch) + "×" + std::to_string(r.length), std::to_string(r.parameters),
                         median_range_ms(r.step), format("%.0f", r.tokens_per_second),
                         format("%.2f", r.matmul_flops_per_step / 1e9), format("%.1f %%", 100 * r.mfu),
+                        format("%.0f %%", 100 * r.matmul_time_share), format("%.1f %%", 100 * r.mfu_ceiling),
                         format("%.1f", r.peak_bytes / kMiB)});
-        if (bf16_mfu) rows.back().push_back(format("%.1f %%", 100 * r.mfu_bf16));
+        if (bf16_mfu) {
+            rows.back().push_back(format("%.1f %%", 100 * r.mfu_bf16));
+            rows.back().push_back(format("%.1f %%", 100 * r.mfu_ceiling_bf16));
+        }
     }
     return rows;
 }
@@ -109,10 +113,15 @@ nlohmann::json to_json(const TrainingThroughput& r) {
     nlohmann::json json{{"kind", "train"}, {"workload", r.workload}, {"batch", r.batch}, {"seq", r.length},
                         {"threads", r.threads}, {"params", r.parameters}, {"step_s", stats_json(r.step)},
                         {"tokens_per_s", r.tokens_per_second}, {"matmul_gflop_per_step", r.matmul_flops_per_step / 1e9},
-                        {"matmul_gflops_at_median", r.matmul_gflops}, {"mfu", r.mfu}, {"peak_bytes", r.peak_bytes},
+                        {"matmul_gflops_at_median", r.matmul_gflops}, {"mfu", r.mfu},
+                        {"matmul_time_share", r.matmul_time_share}, {"matmul_own_gflops", r.matmul_own_gflops},
+                        {"mfu_ceiling", r.mfu_ceiling}, {"peak_bytes", r.peak_bytes},
                         {"peak_bytes_above_start", r.peak_bytes_above_start}, {"loss_first", r.loss_first},
                         {"loss_last", r.loss_last}};
-    if (r.mfu_bf16 > 0) json["mfu_bf16"] = r.mfu_bf16;
+    if (r.mfu_bf16 > 0) {
+        json["mfu_bf16"] = r.mfu_bf16;
+        json["mfu_ceiling_bf16"] = r.mfu_ceiling_bf16;
+    }
     return json;
 }
 
@@ -130,19 +139,22 @@ nlohmann::json to_json(const ScalingMeasurement& r) {
 }
 
 std::string training_table_header(bool bf16_mfu) {
-    // MFU: the step's share of the FP32 roofline (the measured FMA peak); bf16: of the bf16 matmul roof
-    return format("%-8s %9s %9s %24s %10s %9s %8s %9s %9s", "workload", "B x T", "params", "step ms median (min-max)",
-                  "tokens/s", "GFLOP/st", "MFU/peak", "peak MiB", "+step MiB") +
-           (bf16_mfu ? format(" %9s", "MFU/bf16") : "");
+    // MFU: the step's share of the FP32 roofline (the measured FMA peak); bf16: of the bf16 matmul roof.
+    // matmul: the share of the step inside products; ceiling: the products' own rate over the same roof
+    return format("%-8s %9s %9s %24s %10s %9s %8s %7s %8s %9s %9s", "workload", "B x T", "params",
+                  "step ms median (min-max)", "tokens/s", "GFLOP/st", "MFU/peak", "matmul", "ceiling", "peak MiB",
+                  "+step MiB") +
+           (bf16_mfu ? format(" %9s %8s", "MFU/bf16", "ceiling") : "");
 }
 
 std::string table_row(const TrainingThroughput& r) {
     const std::string shape = std::to_string(r.batch) + "x" + std::to_string(r.length);
     const std::string step = format("%.1f (%.1f-%.1f)", r.step.median * 1e3, r.step.min * 1e3, r.step.max * 1e3);
-    return format("%-8s %9s %9ld %24s %10.0f %9.2f %7.1f%% %9.1f %9.1f", r.workload.c_str(), shape.c_str(),
-                  long(r.parameters), step.c_str(), r.tokens_per_second, r.matmul_flops_per_step / 1e9, 100 * r.mfu,
-                  r.peak_bytes / kMiB, r.peak_bytes_above_start / kMiB) +
-           (r.mfu_bf16 > 0 ? format(" %8.1f%%", 100 * r.mfu_bf16) : "");
+    return format("%-8s %9s %9ld %24s %10.0f %9.2f %7.1f%% %6.0f%% %7.1f%% %9.1f %9.1f", r.workload.c_str(),
+                  shape.c_str(), long(r.parameters), step.c_str(), r.tokens_per_second, r.matmul_flops_per_step / 1e9,
+                  100 * r.mfu, 100 * r.matmul_time_share, 100 * r.mfu_ceiling, r.peak_bytes / kMiB,
+                  r.peak_bytes_above_start / kMiB) +
+           (r.mfu_bf16 > 0 ? format(" %8.1f%% %7.1f%%", 100 * r.mfu_bf16, 100 * r.mfu_ceiling_bf16) : "");
 }
 
 std::string table_row(const DecodingThroughput& r) {
@@ -211,10 +223,17 @@ std::string write_bench_report(const std::string& dir, const BenchResults& resul
                                                    "share of a buffer its size"};
     if (!results.training.empty()) {
         report.heading(2, "Training steps");
-        report.paragraph("Forward + backward + Adam; the step time is the median of the timed steps, after warm-up.");
+        report.paragraph("Forward + backward + Adam; the step time is the median of the timed steps, after warm-up. "
+                         "The share of the step in products and their own rate count the matrix products called "
+                         "outside a parallel region, over all timed steps; the MFU ceiling is the MFU a step would "
+                         "reach if nothing but its products took time, so the MFU can approach it, not pass it.");
         std::vector<std::string> header{"workload", "B×T", "parameters", "step ms, median (min–max)", "tokens/s",
-                                        "matmul GFLOP per step", "MFU (share of the FP32 FMA peak)", "peak MiB"};
-        if (bf16_mfu) header.push_back("bf16 MFU (share of the bf16 matmul roof)");
+                                        "matmul GFLOP per step", "MFU (share of the FP32 FMA peak)",
+                                        "share of the step in products", "MFU ceiling (the products' own rate)", "peak MiB"};
+        if (bf16_mfu) {
+            header.push_back("bf16 MFU (share of the bf16 matmul roof)");
+            header.push_back("bf16 MFU ceiling");
+        }
         report.table(header, training_rows(results.training, bf16_mfu));
     }
     if (!results.decoding.empty()) {

@@ -152,12 +152,21 @@ TrainingThroughput measure_training(const Workload& workload, const ThroughputOp
 
     const int64_t live_before = memory::live_bytes();
     memory::reset_peak();
-    std::vector<double> times;
+    std::vector<double> times, product_shares, product_gflops;
     for (int i = 0; i < options.steps; ++i) {
+        kernels::reset_gemm_product_time();
         const auto start = Clock::now();
         result.loss_last = train_step(*model, adam, batches[i % batches.size()]);
         times.push_back(seconds_since(start));
+        const kernels::ProductTime products = kernels::gemm_product_time();
+        product_shares.push_back(products.seconds / times.back());
+        if (products.seconds > 0) product_gflops.push_back(double(products.flops) / products.seconds / 1e9);
     }
+    // Medians over the steps, as for the step time: a step the machine interrupted moves neither.
+    result.matmul_time_share = timing_stats(product_shares).median;
+    result.matmul_own_gflops = timing_stats(product_gflops).median;
+    if (options.peak_gflops > 0) result.mfu_ceiling = result.matmul_own_gflops / options.peak_gflops;
+    if (options.bf16_roof_gflops > 0) result.mfu_ceiling_bf16 = result.matmul_own_gflops / options.bf16_roof_gflops;
     result.peak_bytes = memory::peak_bytes();
     result.peak_bytes_above_start = result.peak_bytes - live_before;
     result.step = timing_stats(times);

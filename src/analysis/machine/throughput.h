@@ -39,6 +39,11 @@ struct TrainingThroughput {
     double matmul_gflops = 0;         // matmul_flops_per_step / step.median / 1e9
     double mfu = 0;                   // matmul_gflops / peak GFLOP/s (0 when no peak is given)
     double mfu_bf16 = 0;              // matmul_gflops / the bf16 matmul roof (0 when none is given)
+    // The products alone (those called outside a parallel region, gemm.h), medians over the timed steps:
+    double matmul_time_share = 0;     // their seconds in a step / the step's seconds
+    double matmul_own_gflops = 0;     // their FLOPs in a step / their seconds / 1e9
+    double mfu_ceiling = 0;           // matmul_own_gflops / peak: the MFU if nothing but the products took time
+    double mfu_ceiling_bf16 = 0;      // the same against the bf16 matmul roof
     int64_t peak_bytes = 0;           // tensor-memory high-water mark during the timed steps
     int64_t peak_bytes_above_start = 0;  // the same, minus what was live before (weights, Adam state)
     double loss_first = 0, loss_last = 0;

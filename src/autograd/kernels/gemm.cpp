@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -33,6 +34,30 @@ std::atomic<int64_t> g_gemm_flops{0};
 void count_flops(const GemmShape& s) {
     g_gemm_flops.fetch_add(2 * s.batch * s.M * s.N * s.K, std::memory_order_relaxed);
 }
+
+std::atomic<int64_t> g_timed_flops{0};
+std::atomic<int64_t> g_timed_nanoseconds{0};
+
+// Adds a product's wall time and FLOPs to the timed counts, unless it runs inside a parallel region.
+class ProductClock {
+public:
+    explicit ProductClock(const GemmShape& s)
+        : flops_(2 * s.batch * s.M * s.N * s.K), timed_(!omp_in_parallel()), start_(std::chrono::steady_clock::now()) {}
+    ~ProductClock() {
+        if (!timed_) return;
+        const auto elapsed = std::chrono::steady_clock::now() - start_;
+        g_timed_nanoseconds.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count(),
+                                      std::memory_order_relaxed);
+        g_timed_flops.fetch_add(flops_, std::memory_order_relaxed);
+    }
+    ProductClock(const ProductClock&) = delete;
+    ProductClock& operator=(const ProductClock&) = delete;
+
+private:
+    int64_t flops_;
+    bool timed_;
+    std::chrono::steady_clock::time_point start_;
+};
 
 // "matmul: batch 128 of op(A) 64x32 · op(B)ᵀ 32x64 (batch strides a=2048 b=2048 c=4096)"
 std::string describe(const GemmShape& s) {
@@ -463,10 +488,12 @@ void onednn_matmul(const float* A, const float* B, float* C, const GemmShape& s,
 }  // namespace
 
 void gemm_reference(const float* A, const float* B, float* C, const GemmShape& s) {
+    const ProductClock clock(s);
     count_flops(s);
     reference_loop(A, B, C, s);
 }
 void gemm_reference(const double* A, const double* B, double* C, const GemmShape& s) {
+    const ProductClock clock(s);
     count_flops(s);
     reference_loop(A, B, C, s);
 }
@@ -509,6 +536,7 @@ void gemm(const float* A, const float* B, float* C, const GemmShape& s) { gemm(A
 
 void gemm(const float* A, const float* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
     const bool has_epilogue = has_checked_epilogue(s, epilogue);
+    const ProductClock clock(s);
     count_flops(s);
     const MatmulPrecision precision = matmul_precision();
     constexpr int64_t kSmallProduct = 1 << 19;  // M·N·K of one matrix, e.g. 64×64×128
@@ -555,6 +583,7 @@ void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmSh
 
 void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmShape& s, const GemmEpilogue& epilogue) {
     const bool has_epilogue = has_checked_epilogue(s, epilogue);
+    const ProductClock clock(s);
     count_flops(s);
     check_shape(s);
     if (handle_empty(C, s)) return;
@@ -574,11 +603,20 @@ void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmSh
 }
 
 void gemm(const double* A, const double* B, double* C, const GemmShape& s) {
+    const ProductClock clock(s);
     count_flops(s);
     row_loop(A, B, C, s, RowThreads::shared_when_worth_it);
 }
 
 int64_t gemm_flop_count() { return g_gemm_flops.load(std::memory_order_relaxed); }
 void reset_gemm_flop_count() { g_gemm_flops.store(0, std::memory_order_relaxed); }
+
+ProductTime gemm_product_time() {
+    return {g_timed_flops.load(std::memory_order_relaxed), 1e-9 * double(g_timed_nanoseconds.load(std::memory_order_relaxed))};
+}
+void reset_gemm_product_time() {
+    g_timed_flops.store(0, std::memory_order_relaxed);
+    g_timed_nanoseconds.store(0, std::memory_order_relaxed);
+}
 
 }  // namespace tf::kernels

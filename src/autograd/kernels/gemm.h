@@ -67,4 +67,15 @@ void gemm(const bfloat16_bits* A, const bfloat16_bits* B, float* C, const GemmSh
 int64_t gemm_flop_count();
 void reset_gemm_flop_count();
 
+// The wall time of the products called outside a parallel region, and their FLOPs, since the last
+// reset: with a step's time, the share of the step spent multiplying and the rate the products ran
+// at. (A product a thread calls inside a kernel's parallel loop overlaps the other threads' work,
+// so its time belongs to that kernel, and it is left out of both counts.)
+struct ProductTime {
+    int64_t flops = 0;
+    double seconds = 0;
+};
+ProductTime gemm_product_time();
+void reset_gemm_product_time();
+
 }  // namespace tf::kernels
