@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "analysis/machine/bench_report.h"
+#include "analysis/machine/cpu_identity.h"
 #include "analysis/machine/fma_peak.h"
 #include "analysis/machine/matmul_roof.h"
 #include "analysis/machine/read_bandwidth.h"
@@ -124,15 +125,16 @@ int run_bench(const BenchArguments& args) {
     // decoding and generation also measure the read bandwidth, the denominator of their bandwidth fraction
     const bool decodes = wants(args, "decode") || wants(args, "generate");
     const double read_bandwidth = decodes ? analysis::read_bandwidth_gbs() : 0;
-    nlohmann::json peak_line{{"kind", "peak"}, {"threads", kernels::num_threads()}, {"fp32_fma_peak_gflops", peak}};
+    const std::string machine = analysis::describe(analysis::this_cpu());
+    nlohmann::json peak_line{{"kind", "peak"}, {"cpu", machine}, {"threads", kernels::num_threads()}, {"fp32_fma_peak_gflops", peak}};
     if (bf16) peak_line["bf16_matmul_roof_gflops"] = bf16_roof;
     if (decodes) peak_line["read_bandwidth_gbs"] = read_bandwidth;
     emit(args, peak_line,
-         "threads " + std::to_string(kernels::num_threads()) + ", matmul precision " + args.precision +
+         machine + "\nthreads " + std::to_string(kernels::num_threads()) + ", matmul precision " + args.precision +
              ", FP32 FMA peak " + std::to_string(peak) + " GFLOP/s" +
              (bf16 ? ", bf16 matmul roof " + std::to_string(bf16_roof) + " GFLOP/s" : "") +
              (decodes ? ", read bandwidth " + std::to_string(read_bandwidth) + " GB/s" : ""));
-    analysis::BenchResults results{args.precision, kernels::num_threads(), peak, bf16_roof, read_bandwidth, {}, {}, {}, {}};
+    analysis::BenchResults results{args.precision, kernels::num_threads(), peak, bf16_roof, read_bandwidth, {}, {}, {}, {}, machine};
     if (wants(args, "train")) results.training = run_training(args, workloads, peak, bf16_roof);
     if (wants(args, "decode")) {
         const bool reference = args.config_path.empty();

@@ -209,7 +209,8 @@ std::string write_bench_report(const std::string& dir, const BenchResults& resul
     Report report(dir);
     report.heading(1, "Benchmark");
     const bool bf16_mfu = results.bf16_roof_gflops > 0;
-    report.paragraph(std::to_string(results.threads) + " threads, matmul precision " + results.precision +
+    report.paragraph((results.machine.empty() ? std::string() : results.machine + "; ") +
+                     std::to_string(results.threads) + " threads, matmul precision " + results.precision +
                      ", measured FP32 FMA peak " + format("%.1f", results.peak_gflops) + " GFLOP/s (the MFU's denominator)" +
                      (bf16_mfu ? ", measured bf16 matmul roof " + format("%.1f", results.bf16_roof_gflops) +
                                      " GFLOP/s (bf16 MFU's: oneDNN's bf16 product of two 1024 × 1024 matrices)"

@@ -42,6 +42,7 @@ struct BenchResults {
     std::vector<TrainingThroughput> training;
     std::vector<DecodingThroughput> decoding, generation;
     std::vector<ScalingMeasurement> scaling;
+    std::string machine;           // the CPU, as cpu_identity.h describes it ("" when not given)
 };
 
 // Writes DIR/report.md and DIR/report.html (tables of each part measured, the generation and
