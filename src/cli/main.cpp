@@ -22,12 +22,10 @@ namespace {
 //   keeps spinning.
 // - glibc keeps 7 freed blocks of each small size per thread for quick reuse; a decoding step
 //   frees a few hundred small blocks (tensor handles' shapes) of a few sizes, and the rest would
-//   go through the slower heap paths. 256 keeps them (`tapeformer bench` times generation).
-// - glibc hands the top of its heap back to the kernel once more than the trim threshold (128 KiB,
-//   adapting up to 64 MiB) lies free there. A training step frees its activations and allocates them
-//   again in the next, so each step's memory was handed back and faulted in page by page again:
-//   about 5,000 page faults a W1 step (`perf stat -e page-faults`), a fifth of that with a 1 GiB
-//   threshold. Memory then stays at the step's peak between steps, which it reaches anyway.
+//   go through the slower heap paths. 64 keeps them. Many more do harm: at 256 the blocks held
+//   split the heap, and a training step's large tensors came back as fresh pages each step, faulted
+//   in inside the products that write them (W1: about 1,800 page faults a step against 110, and its
+//   N = 512 products at half speed; `perf stat -e page-faults`, bench/README.md).
 void set_runtime_environment(char** argv) {
     bool changed = false;
     const auto set_unless_given = [&](const char* name, const char* value) {
@@ -36,7 +34,7 @@ void set_runtime_environment(char** argv) {
         changed = true;
     };
     set_unless_given("OMP_WAIT_POLICY", "passive");
-    set_unless_given("GLIBC_TUNABLES", "glibc.malloc.tcache_count=256:glibc.malloc.trim_threshold=1073741824");
+    set_unless_given("GLIBC_TUNABLES", "glibc.malloc.tcache_count=64");
     if (changed) execv("/proc/self/exe", argv);  // only returns on failure: then carry on as we are
 }
 // Under `mpirun -np N` only train and compare share their work out among the ranks; any other
