@@ -28,7 +28,7 @@ TEST_CASE("a Zen 5 EPYC is named with its core, its vector units and its L3", "[
     CHECK(analysis::describe(cpu) == "AMD EPYC (family 26, model 2: Zen 5), AVX2, AVX-512, AVX512-BF16, L3 32 MiB");
 }
 
-TEST_CASE("Zen 4 and Sapphire Rapids come from their model ranges; AMX is named", "[unit]") {
+TEST_CASE("Zen 4 and Sapphire Rapids come from their model ranges, and AMX is named", "[unit]") {
     CHECK(analysis::parse_cpu_identity(cpuinfo("AuthenticAMD", 25, 17, "AMD EPYC 9654", "avx2"), "").core == "Zen 4");
     CHECK(analysis::parse_cpu_identity(cpuinfo("AuthenticAMD", 25, 1, "AMD EPYC 7763", "avx2"), "").core == "Zen 3");
     const analysis::CpuIdentity xeon = analysis::parse_cpu_identity(
