@@ -65,8 +65,12 @@ void add_tensor(py::module_& module) {
             "dtype", [](const Tensor& tensor) { return numpy_dtype_name(tensor.dtype()); }, "'float32' or 'float64'.")
         .def(
             "__array__",
-            [](const Tensor& tensor, const py::object& dtype, const py::object&) {
-                py::object array = to_numpy(tensor);   // a new array already: `copy` asks nothing more of it
+            [](const Tensor& tensor, const py::object& dtype, const py::object& copy) {
+                // NumPy 2 passes copy=False to ask for no copy, which a tensor cannot give: say so.
+                if (!copy.is_none() && !py::cast<bool>(copy))
+                    throw ValueError("tapeformer.Tensor: its numbers are always copied into a new array; "
+                                     "copy=False cannot be honoured");
+                py::object array = to_numpy(tensor);
                 return dtype.is_none() ? array : array.attr("astype")(dtype);
             },
             py::arg("dtype") = py::none(), py::arg("copy") = py::none(), "numpy.asarray(tensor): a copy.")

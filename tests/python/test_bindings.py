@@ -200,6 +200,8 @@ class Bindings(unittest.TestCase):
             out[0, 0, 1] = 100     # a copy out: so does the tensor
             np.testing.assert_array_equal(tensor.numpy().ravel()[:2], [0, 1])
             np.testing.assert_array_equal(np.asarray(tensor), tensor.numpy())
+            with self.assertRaisesRegex(ValueError, "always copied"):   # what NumPy 2's copy=False asks
+                tensor.__array__(copy=False)
         strided = np.arange(12.0).reshape(3, 4).T   # not C-contiguous
         np.testing.assert_array_equal(tapeformer.Tensor(strided).numpy(), strided)
         self.assertEqual(tapeformer.Tensor(np.float32(2.5)).shape, ())
@@ -280,9 +282,12 @@ class Bindings(unittest.TestCase):
         run_dir = self.path("interrupted")
 
         def press_ctrl_c():   # as a terminal's ^C or a notebook's "interrupt": while the run trains, GIL released
-            log = os.path.join(run_dir, "metrics.jsonl")
-            while not (os.path.exists(log) and len(open(log).readlines()) >= 3):
+            log, logged = os.path.join(run_dir, "metrics.jsonl"), 0
+            while logged < 3:   # three steps done
                 time.sleep(0.01)
+                if os.path.exists(log):
+                    with open(log) as rows:
+                        logged = rows.read().count("\n")
             os.kill(os.getpid(), signal.SIGINT)
         threading.Thread(target=press_ctrl_c).start()
         with self.assertRaises(KeyboardInterrupt) as raised:
