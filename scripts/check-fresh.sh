@@ -4,8 +4,9 @@
 # The README's two commands as a new user meets them: a freshly made Debian root of each release
 # (debootstrap --variant=minbase, then only the toolchain the README names: g++ cmake git python3
 # ca-certificates), the current commit cloned into it, then scripts/test.sh and scripts/demo.sh run
-# inside it (chroot, with /proc mounted). It prints one line per release: passed, or the first
-# error. A machine with leftovers hides a missing install step; a fresh root does not.
+# inside it (chroot, with /proc mounted), then imports the Python module they built as the README says
+# (`PYTHONPATH=build/python python3 -c "import tapeformer"`). It prints one line per release: passed,
+# or the first error. A machine with leftovers hides a missing install step; a fresh root does not.
 #
 #   - Needs root, and the Debian mirror this machine's apt sources name (read from apt, never
 #     written here); TF_DEBIAN_MIRROR=URL picks another.
@@ -158,7 +159,7 @@ make_base() {
 
 # versions ROOT: the compiler and library versions a check used, from the root's dpkg.
 versions() {
-    in_root "$1" dpkg-query -W -f='${Package} ${Version}\n' g++ libdnnl-dev libcatch2-dev catch2 2>/dev/null |
+    in_root "$1" dpkg-query -W -f='${Package} ${Version}\n' g++ libdnnl-dev libcatch2-dev catch2 pybind11-dev 2>/dev/null |
         awk '$2 != "" { sub(/^[0-9]+:/, "", $2); sub(/[-+~].*/, "", $2); printf "%s%s %s", sep, $1, $2; sep = ", " }'
 }
 
@@ -194,6 +195,11 @@ check_release() {
         fi
         timings+=("$step $(duration "$seconds")")
     done
+    if ! in_root "$work" /bin/bash -c 'cd /root/tapeformer && PYTHONPATH=build/python python3 -c "import tapeformer"' >>"$log" 2>&1; then
+        unmount_under "$work"
+        echo "$release: FAILED: PYTHONPATH=build/python python3 -c \"import tapeformer\": $(first_error "$log") (log: $log)"
+        return 1
+    fi
     if [ ! -s "$work/root/tapeformer/runs/demo/report.md" ]; then
         unmount_under "$work"
         echo "$release: FAILED: scripts/demo.sh wrote no runs/demo/report.md (log: $log)"

@@ -9,12 +9,15 @@ TF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # libdnnl-dev only recommends it, so --no-install-recommends would leave it out.
 # libopenmpi-dev and openmpi-bin: data-parallel training and its tests under `mpirun -np 2`
 # (Open MPI 4.1 on Debian 12, 5.0 on 13); the build works without them, less that feature.
+# pybind11-dev, python3-pybind11 and python3-dev build the Python module for Debian's python3
+# (pybind11 2.10 on Debian 12, 2.13 on 13), python3-numpy is what its arrays are (docs/python.md).
 TF_PACKAGES=(g++ cmake ninja-build libdnnl-dev ocl-icd-opencl-dev libcli11-dev nlohmann-json3-dev
-             fortunes libopenmpi-dev openmpi-bin ccache)
+             fortunes libopenmpi-dev openmpi-bin ccache pybind11-dev python3-pybind11 python3-dev python3-numpy)
 # What the test suite adds (scripts/test.sh): Catch2, and Debian's chromium and python3-torch, to
 # open the report pages in a real browser (tests/browser/) and run the models `export --to
-# pytorch` writes (tests/export/). A test build without one stops at configure, naming it.
-TF_TEST_PACKAGES=("libcatch2-dev|catch2" chromium python3-torch)
+# pytorch` writes (tests/export/); Jupyter's nbconvert and kernel and matplotlib, to run the lesson
+# notebook (docs/notebooks/) as a reader would. A test build without one stops at configure, naming it.
+TF_TEST_PACKAGES=("libcatch2-dev|catch2" chromium python3-torch jupyter-nbconvert python3-ipykernel python3-matplotlib)
 
 tf_is_installed() {
     [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]

@@ -1,7 +1,6 @@
 // `tapeformer reconstruct` (seq2seq: decode inputs, or test examples, and show them beside the
 // target, each as soon as it and those before it are done) and `tapeformer generate` (language
 // model: continue a prompt by sampling, streaming the text as it is drawn).
-#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -13,8 +12,7 @@
 #include "cli/reference_option.h"
 #include "cli/seed_option.h"
 #include "config/json_bytes.h"
-#include "decoding/decoding.h"
-#include "train/evaluate.h"
+#include "decoding/run_decoding.h"
 #include "train/run_loader.h"
 
 namespace tf::cli {
@@ -31,31 +29,14 @@ struct DecodeArguments {
     bool reference = false;   // --reference: the readable form of every op
 };
 
-// --cache, else the run's decode.cache.
-DecodeCache decode_cache(const train::LoadedRun& run, const DecodeArguments& args) {
-    if (args.cache.empty()) return run.config.decode.cache;
-    if (const std::optional<DecodeCache> cache = enum_from_name<DecodeCache>(args.cache)) return *cache;
-    throw ValueError("--cache: expected auto, on or off, got \"" + args.cache + "\"");
-}
-
-// Tokens to generate: --max-length, else the run's decode.max_length, capped where a transformer
-// runs out of positions (its decoder sees <bos>, any prompt, and every token generated so far).
-int64_t decode_length(const train::LoadedRun& run, const DecodeArguments& args, int64_t prompt_length) {
-    const int64_t requested = args.max_length > 0 ? args.max_length : run.config.decode.max_length;
-    if (run.config.model.type == ModelKind::rnn_seq2seq) return requested;
-    return std::min(requested, run.config.model.max_length - prompt_length);
-}
-
-// Decodes one batch with greedy or beam search, as the run's decode section (or --beam) says,
-// handing each item to on_item as soon as it is done.
-std::vector<std::vector<int64_t>> decode(train::LoadedRun& run, const ModelInput& input, const DecodeArguments& args,
-                                         const train::ItemDecoded& on_item) {
-    train::DecodeOptions options;
-    options.max_length = decode_length(run, args, 0);
-    options.cache = decode_cache(run, args);
-    const int64_t beam = args.beam > 0 ? args.beam : run.config.decode.beam_size;
-    if (beam <= 1) return train::greedy_decode(*run.model, input, options, on_item);
-    return train::beam_search(*run.model, input, options, {beam, run.config.decode.length_penalty}, on_item);
+// --beam, --max-length and --cache; each left out is the run's decode section's.
+train::RunDecodeChoices decode_choices(const DecodeArguments& args) {
+    train::RunDecodeChoices choices;
+    choices.beam = args.beam, choices.max_length = args.max_length;
+    if (args.cache.empty()) return choices;
+    choices.cache = enum_from_name<DecodeCache>(args.cache);
+    if (!choices.cache) throw ValueError("--cache: expected auto, on or off, got \"" + args.cache + "\"");
+    return choices;
 }
 
 // Prints decoded items in input order as soon as every earlier one is done: items finish out of
@@ -83,17 +64,14 @@ int run_reconstruct(const DecodeArguments& args) {
     train::LoadedRun run =
         train::load_run(args.run_dir, "best", args.inputs.empty() ? train::RunData::splits : train::RunData::vocabulary);
     const kernels::ReferenceKernels path(kernel_path(args.reference, run.config.kernels));
-    if (run.dataset.is_lm()) throw ConfigError("reconstruct: " + args.run_dir + " is a language model; use `tapeformer generate`");
+    train::require_seq2seq(run, args.run_dir);
     const train::Tokenizer& tokenizer = run.dataset.tokenizer;
     std::vector<train::Example> examples;
     if (args.inputs.empty()) {
         for (int64_t i = 0; i < args.count && i < static_cast<int64_t>(run.dataset.test.size()); ++i) examples.push_back(run.dataset.test[i]);
     } else {
-        for (const auto& text : args.inputs) examples.push_back({train::encode_typed_text(tokenizer, text, "reconstruct --input"), {}});
+        examples = train::typed_examples(run, args.inputs);
     }
-    std::vector<int64_t> all(examples.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
-    const train::Batch batch = train::make_batch(examples, all, false);
     int64_t exact = 0;
     InOrderPrinter printer([&](int64_t item, const std::vector<int64_t>& output) {
         const train::Example& example = examples[static_cast<std::size_t>(item)];
@@ -104,7 +82,8 @@ int run_reconstruct(const DecodeArguments& args) {
         }
         std::cout << "output: " << tokenizer.decode(output) << "\n" << std::endl;
     });
-    decode(run, train::to_model_input(batch), args, [&](int64_t item, const std::vector<int64_t>& tokens) { printer.done(item, tokens); });
+    train::reconstruct_examples(run, examples, decode_choices(args),
+                                [&](int64_t item, const std::vector<int64_t>& tokens) { printer.done(item, tokens); });
     if (args.inputs.empty()) std::cout << exact << " of " << examples.size() << " reconstructed exactly\n";
     return 0;
 }
@@ -135,15 +114,10 @@ private:
 int run_generate(const DecodeArguments& args) {
     train::LoadedRun run = train::load_run(args.run_dir, "best", train::RunData::vocabulary);
     const kernels::ReferenceKernels path(kernel_path(args.reference, run.config.kernels));
-    if (!run.dataset.is_lm()) throw ConfigError("generate: " + args.run_dir + " is a sequence-to-sequence model; use `tapeformer reconstruct`");
+    train::require_language_model(run, args.run_dir);
     const train::SampleOptions sample{args.temperature, args.top_k, args.top_p};
     const std::vector<int64_t> prompt = run.dataset.tokenizer.encode(args.prompt);
-    train::DecodeOptions options;
-    options.max_length = decode_length(run, args, static_cast<int64_t>(prompt.size()));
-    options.cache = decode_cache(run, args);
-    if (options.max_length < 1)
-        throw ValueError("generate: the prompt is " + std::to_string(prompt.size()) + " tokens and, with <bos>, fills the model's " +
-                         std::to_string(run.config.model.max_length) + " positions (model.max_length): nothing is left to generate");
+    const train::DecodeOptions options = train::generation_options(run, decode_choices(args), static_cast<int64_t>(prompt.size()));
     Rng rng(args.seed);
     const auto start = std::chrono::steady_clock::now();
     std::optional<TextStream> stream;

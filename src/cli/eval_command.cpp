@@ -3,13 +3,9 @@
 // model decodes itself (exact match, CER, chrF, BLEU; decoding/decoded_eval.h).
 #include <iostream>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
 #include "cli/reference_option.h"
-#include "config/json_bytes.h"
-#include "decoding/decoded_eval.h"
-#include "train/evaluate.h"
+#include "decoding/run_evaluation.h"
 #include "train/run_loader.h"
 
 namespace tf::cli {
@@ -19,34 +15,7 @@ int run_eval(const std::string& run_dir, const std::string& split, const std::st
              bool reference) {
     train::LoadedRun run = train::load_run(run_dir, which, train::RunData::splits, data);
     const kernels::ReferenceKernels path(kernel_path(reference, run.config.kernels));
-    const auto& examples = split == "test" ? run.dataset.test : split == "valid" ? run.dataset.valid : run.dataset.train;
-    // Metrics of no examples are not numbers: say so instead of printing nulls with exit 0.
-    if (examples.empty())
-        throw DataError("eval --split " + split + ": the " + split + " split of " + run_dir +
-                        " has no examples (its config's data.train_fraction and data.valid_fraction, or "
-                        "data.valid_size and data.test_size, leave it none)");
-    const auto batches = train::evaluation_batches(examples, run.config.data.batch_size, run.dataset.is_lm());
-    const train::EvalMetrics metrics = train::evaluate(*run.model, batches);
-    nlohmann::json result = {{"step", run.step},
-                             {"split", split},
-                             {"loss", metrics.loss},
-                             {"perplexity", metrics.perplexity},
-                             {"token_accuracy", metrics.token_accuracy},
-                             {"sequence_accuracy", metrics.sequence_accuracy},
-                             {"tokens", metrics.tokens},
-                             {"sequences", metrics.sequences}};
-    // Paths are bytes, not necessarily UTF-8, which a JSON string must be.
-    config::set_text_field(result, "run", run_dir);
-    config::set_text_field(result, "checkpoint", run.checkpoint);
-    if (!run.dataset.is_lm()) {
-        const train::DecodedEvaluation decoded = train::decode_and_score(run, examples);
-        result["decoding"] = decoded.beam_size > 1 ? "beam " + std::to_string(decoded.beam_size) : "greedy";
-        result["exact_match"] = decoded.scores.exact_match;
-        result["cer"] = decoded.scores.cer;
-        result["chrf"] = decoded.scores.chrf;
-        result["bleu"] = decoded.scores.bleu;
-    }
-    std::cout << result.dump() << "\n";
+    std::cout << train::evaluation_report(run, run_dir, split).dump() << "\n";
     return 0;
 }
 }  // namespace

@@ -6,8 +6,6 @@
 #include <iostream>
 #include <optional>
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/theorems/theorems.h"
 #include "cli/commands.h"
 #include "cli/reference_option.h"
@@ -67,17 +65,6 @@ std::string header(const std::vector<TheoremCheck>& checks, const TheoremsArgume
     return text;
 }
 
-std::string json_line(std::size_t number, const TheoremCheck& check) {
-    return nlohmann::json{{"number", number},
-                          {"statement", check.statement},
-                          {"math_ref", check.math_ref},
-                          {"measured", check.measured},
-                          {"holds", check.holds},
-                          {"expected_to_hold", check.expected_to_hold},
-                          {"as_expected", check.as_expected()}}
-        .dump();
-}
-
 int run_theorems_command(const TheoremsArguments& args) {
     std::optional<train::LoadedRun> run;
     if (!args.run_dir.empty()) run = train::load_run(args.run_dir, "best", train::RunData::vocabulary);
@@ -87,7 +74,7 @@ int run_theorems_command(const TheoremsArguments& args) {
     bool all_as_expected = true;
     for (std::size_t i = 0; i < checks.size(); ++i) {
         const std::size_t number = i + 1;
-        std::cout << (args.json ? json_line(number, checks[i])
+        std::cout << (args.json ? theorem_json(number, checks[i]).dump()
                       : args.verbose ? verbose_line(number, checks[i])
                                      : short_line(number, checks[i]))
                   << "\n";

@@ -1,12 +1,9 @@
 // `tapeformer train CONFIG [--set k=v]... [--run-dir DIR] [--resume DIR] [--init FILE]`.
-#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/reference_option.h"
-#include "config/json_file.h"
 #include "distributed/communicator.h"
-#include "train/run_dir.h"
 #include "train/trainer.h"
 #include "util/stop_signals.h"
 
@@ -32,20 +29,8 @@ int run_train(const TrainArguments& args) {
     options.gradient_sum = *enum_from_name<train::GradientSum>(args.gradient_sum);   // CLI11 checked the name
     train::RunConfig config;
     if (!args.resume.empty()) {
-        // The run's own resolved config, with any --set (say, a longer train.max_steps) applied;
-        // the trainer refuses a --set outside the keys a resume may change (train/resume_config.h).
-        const train::RunDirectory run(args.resume);
-        run.require_directory("--resume", train::RunDirectory::Existing::required);
-        config::Json saved = config::load_json_file(run.config());
-        for (const auto& assignment : args.overrides) config::apply_override(saved, assignment);
-        config = train::read_run_config(saved, saved.value("name", "run"));
-        // A --set threads= is held to this machine, as for a new run; the saved value is not (the
-        // run may come from a bigger machine, and a resume there used what it had).
-        if (std::find_if(args.overrides.begin(), args.overrides.end(),
-                         [](const std::string& assignment) { return assignment.rfind("threads=", 0) == 0; }) !=
-            args.overrides.end())
-            train::check_threads(config);
-        train::check_precision(config);   // a bf16 run saved on a machine with the instructions
+        // The run's own resolved config, with any --set (say, a longer train.max_steps) applied.
+        config = train::resumed_run_config(args.resume, args.overrides);
         options.run_dir = args.resume;
         options.resume = true;
     } else {

@@ -7,6 +7,7 @@
 
 #include "config/json_file.h"
 #include "config/seed_range.h"
+#include "train/run_dir.h"
 #include "train/run_name.h"
 #include "util/files.h"
 
@@ -104,11 +105,26 @@ void check_new_run(const RunConfig& run) {
 }
 
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
-    config::Json root = config::load_json_file(path);
+    return run_config_from_json(config::load_json_file(path), overrides, std::filesystem::path(path).stem().string());
+}
+
+RunConfig run_config_from_json(config::Json root, const std::vector<std::string>& overrides, const std::string& default_name) {
     for (const std::string& assignment : overrides) config::apply_override(root, assignment);
-    RunConfig run = read_run_config(root, std::filesystem::path(path).stem().string());
+    RunConfig run = read_run_config(root, default_name);
     check_new_run(run);
     return run;
+}
+
+RunConfig resumed_run_config(const std::string& run_dir, const std::vector<std::string>& overrides) {
+    const RunDirectory run(run_dir);
+    run.require_directory("--resume", RunDirectory::Existing::required);
+    config::Json saved = config::load_json_file(run.config());
+    for (const auto& assignment : overrides) config::apply_override(saved, assignment);
+    RunConfig config = read_run_config(saved, saved.value("name", "run"));
+    if (std::any_of(overrides.begin(), overrides.end(), [](const std::string& assignment) { return assignment.starts_with("threads="); }))
+        check_threads(config);
+    check_precision(config);
+    return config;
 }
 
 }  // namespace tf::train

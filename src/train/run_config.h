@@ -65,5 +65,13 @@ void check_precision(const RunConfig& run);
 // Loads CONFIG, applies each "--set key=value" in order, validates (check_new_run included). The
 // default name is the file's stem (configs/copy_transformer.json → "copy_transformer").
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides);
+// The same for a config already parsed (the Python module's dict), named `default_name` unless it says.
+RunConfig run_config_from_json(config::Json root, const std::vector<std::string>& overrides, const std::string& default_name);
+
+// The config `train --resume DIR` continues under: the run's own resolved config with the
+// overrides applied (the trainer refuses one outside the keys a resume may change,
+// train/resume_config.h). A --set threads= is held to this machine, as for a new run; the saved
+// value is not (the run may come from a bigger machine). bf16 only on a CPU that has it.
+RunConfig resumed_run_config(const std::string& run_dir, const std::vector<std::string>& overrides);
 
 }  // namespace tf::train

@@ -65,6 +65,8 @@ private:
     // `last`: the run ends after this step (max_steps reached or the time budget spent).
     // Returns true when this step's evaluation ends the run by train.patience (it then saves).
     bool after_step(double loss, double grad_norm, double lr, int64_t tokens, bool last);
+    // Hands the step's metrics to options_.on_step, if any; false when it asks the run to stop.
+    bool caller_lets_run_go_on(double loss, double grad_norm, double lr, int64_t tokens, bool evaluated);
     // Whose training time counts against train.max_minutes: the earlier processes of this run alone
     // (checked at start, on resume), or this one's so far too.
     enum class TimeSpent { by_earlier_processes, with_this_process };
@@ -102,6 +104,7 @@ private:
     double all_reduce_seconds_since_log_ = 0;   // in the step's all-reduces, waiting for the other ranks included
     Clock::time_point last_log_ = Clock::now();
     EvalMetrics last_valid_;
+    bool stopped_by_caller_ = false;   // options_.on_step returned false
 };
 
 TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
@@ -109,6 +112,9 @@ TrainingRun::TrainingRun(const RunConfig& config, const TrainOptions& options)
       ranks_(options.ranks ? *options.ranks : *own_ranks_), precision_(config.precision), kernels_(config.kernels),
       dir_(options.run_dir.empty() ? "runs/" + config.name : options.run_dir),
       display_(config.train.max_steps, options.quiet || !leader()) {
+    if (options.on_step && ranks_.size() > 1)
+        throw ConfigError("a step listener (the Python module's train) runs in one process, and this run has " +
+                          std::to_string(ranks_.size()) + " ranks");
     if (config.data.batch_size / config.train.accumulate_steps < ranks_.size())
         throw ConfigError("data.batch_size " + std::to_string(config.data.batch_size) + " over train.accumulate_steps " +
                           std::to_string(config.train.accumulate_steps) + " leaves micro-batches of " +
@@ -341,7 +347,19 @@ bool TrainingRun::after_step(double loss, double grad_norm, double lr, int64_t t
     }
     if ((train.checkpoint_every > 0 && step % train.checkpoint_every == 0) || last || improved)
         save(improved ? SaveAs::latest_and_best : SaveAs::latest);
+    if (options_.on_step && !caller_lets_run_go_on(loss, grad_norm, lr, tokens, evaluate_now && !valid_batches_.empty()))
+        stopped_by_caller_ = true;
     return plateau;
+}
+
+bool TrainingRun::caller_lets_run_go_on(double loss, double grad_norm, double lr, int64_t tokens, bool evaluated) {
+    config::Json metrics = {{"step", progress_.step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm}, {"tokens", tokens}};
+    if (evaluated) {
+        metrics["valid_loss"] = last_valid_.loss, metrics["valid_perplexity"] = last_valid_.perplexity;
+        metrics["valid_token_accuracy"] = last_valid_.token_accuracy;
+        metrics["valid_sequence_accuracy"] = last_valid_.sequence_accuracy;
+    }
+    return options_.on_step(metrics);
 }
 
 // train.patience evaluations, each train.eval_every steps apart, since the best validation loss:
@@ -370,7 +388,7 @@ bool TrainingRun::out_of_time(TimeSpent counted) const {
 }
 
 TrainResult TrainingRun::run() {
-    TrainResult result{false, 0, {}, dir_.root()};
+    TrainResult result{0, false, 0, {}, dir_.root()};
     started_ = Clock::now();   // building the data and the model is not training time
     if (out_of_time(TimeSpent::by_earlier_processes) && progress_.step < config_.train.max_steps)   // resumed with the budget already spent
         display_.message("time budget already spent at step " + std::to_string(progress_.step));
@@ -406,6 +424,12 @@ TrainResult TrainingRun::run() {
                     display_.message("stopped by a signal at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
                 // Every rank stops; one that saw no signal itself reports the one mpirun passes on.
                 result.stop_signal = stop_requests_.requested() ? stop_requests_.signal_number() : SIGTERM;
+                break;
+            }
+            if (stopped_by_caller_ && !last) {   // one process (the constructor refuses a listener with several ranks)
+                save(SaveAs::latest);
+                display_.message("stopped at the caller's request at step " + std::to_string(progress_.step) + "; saved " + dir_.latest());
+                result.stopped_by_caller = true;
                 break;
             }
         }

@@ -3,6 +3,7 @@
 // (in a program whose main() called receive_stop_signals_on_own_thread(), util/stop_signals.h).
 // The trainer knows the model only through SequenceModel and the loss.
 #pragma once
+#include <functional>
 #include <span>
 #include <string>
 
@@ -22,6 +23,12 @@ inline constexpr EnumName<GradientSum> kGradientSumNames[] = {{GradientSum::duri
                                                               {GradientSum::after_backward, "after-backward"}};
 inline std::span<const EnumName<GradientSum>> enum_names(GradientSum) { return kGradientSumNames; }
 
+// What a caller hears after each step: {"step", "loss" (this step's batch), "lr", "grad_norm" (before
+// clipping), "tokens"}, and at an evaluation step "valid_loss", "valid_perplexity",
+// "valid_token_accuracy" and "valid_sequence_accuracy". It returns false to stop the run there,
+// saved as a signal would leave it (resumable). The Python module passes one (src/python/).
+using StepListener = std::function<bool(const config::Json& step_metrics)>;
+
 struct TrainOptions {
     std::string run_dir{};      // default: runs/<config name>
     bool resume = false;        // continue the run in run_dir from its latest checkpoint
@@ -32,10 +39,12 @@ struct TrainOptions {
     // nullptr: this process alone.
     distributed::Communicator* ranks = nullptr;
     GradientSum gradient_sum = GradientSum::during_backward;
+    StepListener on_step{};     // optional; one process only (refused with several ranks)
 };
 
 struct TrainResult {
     int stop_signal = 0;        // SIGINT or SIGTERM when one stopped the run (after saving); 0 when it ran to its end
+    bool stopped_by_caller = false;   // on_step returned false (the run saved, as for a signal)
     int64_t steps = 0;
     EvalMetrics valid;          // at the end
     std::string run_dir;

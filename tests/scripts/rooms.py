@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The rooms of src/ are floors: a file includes only headers of its own room and of the rooms below
 it, so no include runs back up and no two rooms lean on each other. The floors, lowest first, are
-FLOORS; docs/design.md's rooms table must list the same folders. Inside a room no two files lean on
+FLOORS; the top floor holds the two front doors, TOP_FLOOR, side by side: each may include every
+room below, neither the other. docs/design.md's rooms table must list the same folders. Inside a room no two files lean on
 each other either: taking a header and its .cpp as one unit, the units' includes have no loop (a
 loop means a type sits in the wrong file). Prints each include that runs up (file:line, the include,
 both rooms) and each loop, and exits 1 if there is any.
@@ -14,13 +15,20 @@ import sys
 
 FLOORS = [
     "autograd", "util", "config", "distributed", "layers", "models", "datasets", "train", "decoding",
-    "export", "analysis/reports", "analysis/theorems", "analysis/machine", "analysis/studies", "cli",
+    "export", "analysis/reports", "analysis/theorems", "analysis/machine", "analysis/studies",
 ]
+TOP_FLOOR = ["cli", "python"]   # the tapeformer executable, the tapeformer Python module
+ROOMS = FLOORS + TOP_FLOOR
+
+
+def floor_of(room):
+    """0 for the lowest floor; every room of TOP_FLOOR is on the one above FLOORS."""
+    return FLOORS.index(room) if room in FLOORS else len(FLOORS)
 
 
 def room_of(path):
     """The room of a path under src/ ("analysis/studies/compare.h" → "analysis/studies")."""
-    for room in sorted(FLOORS, key=len, reverse=True):
+    for room in sorted(ROOMS, key=len, reverse=True):
         if path == room or path.startswith(room + "/"):
             return room
     return None
@@ -74,7 +82,7 @@ def main(root):
             path = os.path.relpath(os.path.join(directory, name), src)
             room = room_of(path)
             if room is None:
-                problems.append(f"src/{path}: in no room of FLOORS")
+                problems.append(f"src/{path}: in no room of FLOORS or TOP_FLOOR")
                 continue
             seen_rooms.add(room)
             unit = units.setdefault(path.rsplit(".", 1)[0], set())
@@ -86,17 +94,19 @@ def main(root):
                     if match.group(1).rsplit(".", 1)[0] != path.rsplit(".", 1)[0]:
                         unit.add(match.group(1).rsplit(".", 1)[0])
                     target = room_of(match.group(1))
-                    if target is None or FLOORS.index(target) > FLOORS.index(room):
+                    if target is None or floor_of(target) > floor_of(room):
                         problems.append(f"src/{path}:{number}: includes {match.group(1)} ({target}), above its room {room}")
+                    elif target != room and floor_of(target) == floor_of(room):
+                        problems.append(f"src/{path}:{number}: includes {match.group(1)} ({target}), beside its room {room}")
     for group in loops(units):
         problems.append("files that include each other (a header and its .cpp counted as one): " + ", ".join(group))
-    unused = [room for room in FLOORS if room not in seen_rooms]
+    unused = [room for room in ROOMS if room not in seen_rooms]
     if unused:
         problems.append(f"rooms with no file: {unused}")
     with open(os.path.join(root, "docs", "design.md"), encoding="utf-8") as design:
         listed = re.findall(r"^\| `src/([a-z_/]+)/` \|", design.read(), re.M)
-    if sorted(listed) != sorted(FLOORS):
-        problems.append(f"docs/design.md's rooms table lists {sorted(listed)}, the floors are {sorted(FLOORS)}")
+    if sorted(listed) != sorted(ROOMS):
+        problems.append(f"docs/design.md's rooms table lists {sorted(listed)}, the rooms are {sorted(ROOMS)}")
     for problem in problems:
         print("FAIL:", problem)
     print(f"{len(seen_rooms)} rooms, {len(problems)} problems")

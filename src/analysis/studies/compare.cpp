@@ -121,12 +121,14 @@ std::string run_compare(const CompareConfig& config, const CompareOptions& optio
     }
     distributed::wait_for_every_rank(ranks);   // no rank starts training before the directory exists
 
-    const std::string stopped_at = train_share(plan, ranks.rank(), ranks.size(), options.quiet, stop);
+    const std::string stopped_at = train_share(plan, ranks.rank(), ranks.size(), options.quiet, stop, options.on_step);
     // Every rank waits here for the others' shares, and learns whether a signal stopped any of them.
     double ranks_stopped = stopped_at.empty() ? 0 : 1;
     ranks.all_reduce_sum(std::span<double>(&ranks_stopped, 1));
     const std::string again = "; run the same command again to continue (finished runs are reused, a stopped one resumes)";
-    if (!stopped_at.empty()) throw CompareInterrupted("stopped by a signal at " + stopped_at + again, stop.signal_number());
+    if (!stopped_at.empty())
+        throw CompareInterrupted((stop.requested() ? "stopped by a signal at " : "stopped at the caller's request at ") + stopped_at + again,
+                                 stop.signal_number());
     if (ranks.rank() != 0) return "";
     if (ranks_stopped > 0) throw CompareInterrupted("another rank was stopped by a signal" + again, SIGTERM);
 

@@ -12,14 +12,16 @@
 #include "autograd/kernels/mode.h"
 #include "config/json_reader.h"
 #include "distributed/communicator.h"
+#include "train/trainer.h"
 
 namespace tf {
 
-// SIGINT/SIGTERM stopped a training run (after it saved): run the comparison again to continue.
+// SIGINT/SIGTERM, or the step listener, stopped a training run (after it saved): run the comparison
+// again to continue.
 class CompareInterrupted : public Error {
 public:
     CompareInterrupted(const std::string& message, int signal_number) : Error(message), signal_number(signal_number) {}
-    int signal_number;   // SIGINT or SIGTERM
+    int signal_number;   // SIGINT or SIGTERM; 0 when the step listener stopped it
 };
 
 struct CompareOptions {
@@ -32,6 +34,8 @@ struct CompareOptions {
     // Also write each of the report's figures as figures_dir/<name>.svg at slide size (svg::slide());
     // created if missing. "": none.
     std::string figures_dir = {};
+    // Hears every step of every run this process trains, and may stop the comparison (train/trainer.h).
+    train::StepListener on_step = {};
 };
 
 // Trains (or reuses finished runs, or resumes unfinished ones), measures, writes the report.

@@ -139,11 +139,14 @@ LengthSweep read_length_sweep(config::JsonReader& reader) {
 }  // namespace
 
 CompareConfig load_compare_config(const std::string& path, const std::vector<std::string>& overrides) {
-    config::Json root = config::load_json_file(path);
+    return compare_config_from_json(config::load_json_file(path), overrides, std::filesystem::path(path).stem().string());
+}
+
+CompareConfig compare_config_from_json(config::Json root, const std::vector<std::string>& overrides, const std::string& default_name) {
     for (const auto& assignment : overrides) config::apply_override(root, assignment);
     CompareConfig compare;
     config::JsonReader top(root, "", &compare.resolved);
-    compare.name = top.string("name", std::filesystem::path(path).stem().string());
+    compare.name = top.string("name", default_name);
     // The report goes in runs/<name>: an absolute path or ".." would put it anywhere.
     if (const std::string problem = train::run_name_problem(compare.name); !problem.empty())
         throw ConfigError("name: expected one plain path component for the directory runs/<name>, got " +

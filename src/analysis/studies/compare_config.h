@@ -57,5 +57,7 @@ struct CompareConfig {
 };
 
 CompareConfig load_compare_config(const std::string& path, const std::vector<std::string>& overrides);
+// The same for a config already parsed (the Python module's dict), named `default_name` unless it says.
+CompareConfig compare_config_from_json(config::Json root, const std::vector<std::string>& overrides, const std::string& default_name);
 
 }  // namespace tf

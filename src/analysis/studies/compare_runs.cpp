@@ -54,12 +54,13 @@ config::Json variant_config(const CompareConfig& compare, const CompareVariant& 
 
 // Trains the run unless an identical finished one is there; resumes an identical unfinished one (a
 // directory without a checkpoint is a start that failed: trained again). One process: the run's own
-// ranks are none. True when a signal stopped it (after it saved).
-bool train_or_reuse(const train::RunConfig& config, const std::string& dir, bool quiet) {
+// ranks are none. True when a signal or the step listener stopped it (after it saved).
+bool train_or_reuse(const train::RunConfig& config, const std::string& dir, bool quiet, const train::StepListener& on_step) {
     const train::RunDirectory run(dir);
     train::TrainOptions options;
     options.run_dir = dir;
     options.quiet = quiet;
+    options.on_step = on_step;
     if (run.has_run()) {
         // Read again as this version reads configs: a run saved before a key was added holds it at its default.
         if (train::read_run_config(config::load_json_file(run.config()), "run").resolved != config.resolved)
@@ -67,7 +68,8 @@ bool train_or_reuse(const train::RunConfig& config, const std::string& dir, bool
         if (train::read_progress(run.latest()).step >= config.train.max_steps) return false;  // finished: reuse it
         options.resume = true;
     }
-    return train::train(config, options).stop_signal != 0;
+    const train::TrainResult result = train::train(config, options);
+    return result.stop_signal != 0 || result.stopped_by_caller;
 }
 
 double mean_tokens_per_second(const std::string& metrics) {
@@ -201,7 +203,8 @@ std::vector<std::size_t> runs_of_rank(std::size_t runs, int rank, int ranks) {
     return share;
 }
 
-std::string train_share(const std::vector<PlannedRun>& runs, int rank, int ranks, bool quiet, const StopRequests& stop) {
+std::string train_share(const std::vector<PlannedRun>& runs, int rank, int ranks, bool quiet, const StopRequests& stop,
+                        const train::StepListener& on_step) {
     for (const std::size_t i : runs_of_rank(runs.size(), rank, ranks)) {
         const PlannedRun& run = runs[i];
         if (stop.requested()) return run.dir;
@@ -209,7 +212,7 @@ std::string train_share(const std::vector<PlannedRun>& runs, int rank, int ranks
             std::cerr << "==> training " << run.config.name << " in " << run.dir
                       << (ranks > 1 ? " (rank " + std::to_string(rank) + ")" : "") << "\n";
         // One progress display on the terminal: rank 0's.
-        if (train_or_reuse(run.config, run.dir, quiet || rank != 0)) return run.dir;
+        if (train_or_reuse(run.config, run.dir, quiet || rank != 0, on_step)) return run.dir;
     }
     return "";
 }

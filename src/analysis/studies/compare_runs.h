@@ -8,6 +8,7 @@
 #include "analysis/studies/compare_config.h"
 #include "analysis/studies/run_measurements.h"
 #include "train/run_config.h"
+#include "train/trainer.h"
 #include "util/stop_signals.h"
 
 namespace tf {
@@ -41,10 +42,11 @@ std::vector<PlannedRun> plan_runs(const CompareConfig& config, const std::string
 // number. The plan lists a variant's seeds together, so each rank gets a mix of variants.
 std::vector<std::size_t> runs_of_rank(std::size_t runs, int rank, int ranks);
 
-// Trains or reuses this rank's share of the planned runs, each in this process alone, in order.
-// Returns the directory of the run a signal stopped (during it, after it saved, or before it
-// started), or "" when the whole share is trained.
-std::string train_share(const std::vector<PlannedRun>& runs, int rank, int ranks, bool quiet, const StopRequests& stop);
+// Trains or reuses this rank's share of the planned runs, each in this process alone, in order,
+// each run's steps heard by `on_step` (if set). Returns the directory of the run a signal or
+// on_step stopped (during it, after it saved, or before it started), or "" when the whole share is trained.
+std::string train_share(const std::vector<PlannedRun>& runs, int rank, int ranks, bool quiet, const StopRequests& stop,
+                        const train::StepListener& on_step = {});
 
 // Measures every planned run of the comparison itself (not the sweep's), all trained, from its directory.
 std::vector<RunMeasurements> measure_runs(const CompareConfig& config, const std::vector<PlannedRun>& runs);

@@ -271,4 +271,14 @@ std::vector<TheoremCheck> run_theorems(const TheoremOptions& options) {
     return checks;
 }
 
+config::Json theorem_json(std::size_t number, const TheoremCheck& check) {
+    return {{"number", number},
+            {"statement", check.statement},
+            {"math_ref", check.math_ref},
+            {"measured", check.measured},
+            {"holds", check.holds},
+            {"expected_to_hold", check.expected_to_hold},
+            {"as_expected", check.as_expected()}};
+}
+
 }  // namespace tf

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/json_reader.h"
 #include "layers/module.h"
 
 namespace tf {
@@ -30,5 +31,9 @@ struct TheoremOptions {
 // The 13 statements in order. Statements about a model's weights say so on their line when the
 // trained model has no multi-head attention.
 std::vector<TheoremCheck> run_theorems(const TheoremOptions& options);
+
+// Statement `number` (from 1) as `theorems --json` prints it: number, statement, math_ref, measured,
+// holds, expected_to_hold, as_expected.
+config::Json theorem_json(std::size_t number, const TheoremCheck& check);
 
 }  // namespace tf
