@@ -20,7 +20,7 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
         ->capture_default_str()->check(CLI::Range(int64_t{0}, kMaxProbes));
     command->add_option("--viewer-examples", options->viewer_examples,
                         "test examples in report.html's viewer, the report's own first (with --input: that text alone)")
-        ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{20}));
+        ->capture_default_str()->check(CLI::Range(int64_t{1}, kMaxViewerExamples));
     command->add_option("--out", options->out_dir, "where to write (default: RUN/analysis)");
     add_reference_flag(*command, *reference);
     command->footer("Examples:\n  tapeformer analyze --run runs/copy_transformer\n"

@@ -47,10 +47,10 @@ void add_tape_command(CLI::App& app, int& exit_code) {
     command->add_option("config", args->config_path, "the run config (configs/*.json)")->required();
     command->add_option("--set", args->overrides, "override a config value: --set model.encoder_layers=1 (repeatable)");
     command->add_option("--examples", args->size.examples, "training examples in the step (the first ones)")
-        ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{64}));
+        ->capture_default_str()->check(CLI::Range(int64_t{1}, kMaxTapeExamples));
     command->add_option("--tokens", args->size.max_tokens, "each example's source and target cut to this many tokens "
                                                            "(a recurrent layer records its cell once per token)")
-        ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{512}));
+        ->capture_default_str()->check(CLI::Range(int64_t{1}, kMaxTapeTokens));
     command->add_option("--out", args->out, "where tape.html and tape.svg go (default runs/<name>/tape)");
     command->add_flag("--text", args->text, "print the entries for a terminal instead of writing the page");
     CLI::Option* fast = command->add_flag("--fast", args->fast, "show what the fast path records (fused ops) "

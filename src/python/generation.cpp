@@ -5,7 +5,6 @@
 
 #include <pybind11/stl.h>
 
-#include "config/json_bytes.h"
 #include "decoding/run_decoding.h"
 #include "python/bindings.h"
 #include "python/run_handle.h"
@@ -32,12 +31,6 @@ train::RunDecodeChoices decode_choices(std::optional<int64_t> beam, std::optiona
         if (!choices.cache) throw ValueError("cache: expected auto, on or off, got \"" + *cache + "\"");
     }
     return choices;
-}
-
-// Decoded tokens as text; a byte that is not UTF-8 (a sampled byte-level BPE token) reads as U+FFFD,
-// as the CLI's --json shows it.
-std::string text_of(const train::LoadedRun& run, const std::vector<int64_t>& tokens) {
-    return config::replace_invalid_utf8(run.dataset.tokenizer.decode(tokens));
 }
 
 std::vector<std::string> reconstruct(PythonRun& run, const std::vector<std::string>& texts, const train::RunDecodeChoices& choices) {

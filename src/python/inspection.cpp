@@ -101,8 +101,9 @@ void add_run_inspection(py::class_<PythonRun, std::shared_ptr<PythonRun>>& run) 
             [](PythonRun& self, const std::optional<std::string>& text, int64_t probes, int64_t viewer_examples,
                const std::optional<std::string>& out_dir) {
                 check_probes(probes);
-                if (viewer_examples < 1 || viewer_examples > 20)
-                    throw ValueError("viewer_examples: expected an integer in [1, 20], got " + std::to_string(viewer_examples));
+                if (viewer_examples < 1 || viewer_examples > kMaxViewerExamples)
+                    throw ValueError("viewer_examples: expected an integer in [1, " + std::to_string(kMaxViewerExamples) +
+                                     "], got " + std::to_string(viewer_examples));
                 const AnalysisOptions options{text, probes, viewer_examples, out_dir.value_or("")};
                 const config::Json analysis = with_run(self, [&](train::LoadedRun& loaded) {
                     analyze_run(loaded, self.directory, options);

@@ -5,10 +5,12 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 
 #include "autograd/kernels/mode.h"
+#include "config/json_bytes.h"
 #include "train/run_loader.h"
 
 namespace tf::python {
@@ -21,6 +23,12 @@ struct PythonRun {
     kernels::KernelPath path = kernels::KernelPath::fast;   // the run's own, or reference when load_run asked
     std::mutex busy;
 };
+
+// Token ids as text; a byte that is not UTF-8 (a byte-level BPE token) reads as U+FFFD, as the
+// CLI's --json shows it.
+inline std::string text_of(const train::LoadedRun& run, const std::vector<int64_t>& ids) {
+    return config::replace_invalid_utf8(run.dataset.tokenizer.decode(ids));
+}
 
 // body(run.loaded) with the GIL released and the run's lock held, on the run's form of the ops.
 // `body` must not touch Python objects; what it returns is turned into them after, GIL held.

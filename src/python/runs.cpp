@@ -7,7 +7,6 @@
 
 #include "analysis/studies/analyze.h"
 #include "autograd/tape.h"
-#include "config/json_bytes.h"
 #include "decoding/run_evaluation.h"
 #include "python/bindings.h"
 #include "python/json_python.h"
@@ -73,10 +72,7 @@ py::class_<PythonRun, std::shared_ptr<PythonRun>> add_run(py::module_& module) {
             py::arg("text"), "The token ids of a text (a list of int), as the run's tokenizer reads it.")
         .def(
             "decode",
-            [](const PythonRun& self, const std::vector<int64_t>& ids) {
-                // A byte-level BPE token need not be UTF-8: such bytes read as U+FFFD, as the CLI's JSON shows them.
-                return config::replace_invalid_utf8(self.loaded.dataset.tokenizer.decode(ids));
-            },
+            [](const PythonRun& self, const std::vector<int64_t>& ids) { return text_of(self.loaded, ids); },
             py::arg("ids"), "The text of a list of token ids.")
         .def(
             "evaluate",

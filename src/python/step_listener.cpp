@@ -16,11 +16,8 @@ bool StepBridge::after_step(const config::Json& metrics) {
     last_step_ = metrics.value("step", last_step_);
     try {
         if (PyErr_CheckSignals() != 0) throw py::error_already_set();   // a KeyboardInterrupt, usually
-        if (!callback_.is_none() && callback_(to_python(metrics)).is(py::bool_(false))) {
-            stopped_by_callback_ = true;
-            return false;
-        }
-        return true;
+        // A callback that returns False stops the run; the trainer's result says so (stopped_by_caller).
+        return callback_.is_none() || !callback_(to_python(metrics)).is(py::bool_(false));
     } catch (py::error_already_set& error) {   // kept for raise_pending; the trainer saves and stops
         pending_.emplace(std::move(error));
         return false;

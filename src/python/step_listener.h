@@ -31,15 +31,12 @@ public:
     // A KeyboardInterrupt is raised again with `how_to_continue` as its message (which step it
     // stopped after is said first).
     void raise_pending(const std::string& how_to_continue);
-    // The callback returned False.
-    bool stopped_by_callback() const { return stopped_by_callback_; }
 
 private:
     bool after_step(const config::Json& metrics);
 
     py::object callback_;   // None: only the signal check
     std::optional<py::error_already_set> pending_;
-    bool stopped_by_callback_ = false;
     int64_t last_step_ = 0;
 };
 

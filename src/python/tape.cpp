@@ -37,8 +37,13 @@ py::dict entry_of(const TapeNode& node) {
 }
 
 py::list tape(const py::object& config, const py::object& overrides, int64_t examples, int64_t tokens, bool fast, bool values) {
-    if (examples < 1 || examples > 64) throw ValueError("tape: examples: expected an integer in [1, 64], got " + std::to_string(examples));
-    if (tokens < 1 || tokens > 512) throw ValueError("tape: tokens: expected an integer in [1, 512], got " + std::to_string(tokens));
+    const auto check_range = [](const char* name, int64_t value, int64_t most) {
+        if (value < 1 || value > most)
+            throw ValueError(std::string("tape: ") + name + ": expected an integer in [1, " + std::to_string(most) + "], got " +
+                             std::to_string(value));
+    };
+    check_range("examples", examples, kMaxTapeExamples);
+    check_range("tokens", tokens, kMaxTapeTokens);
     train::RunConfig run_config = run_config_from_python(config, override_assignments(overrides));
     run_config.kernels = fast ? kernels::KernelPath::fast : kernels::KernelPath::reference;
     const RecordedStep step = [&] {

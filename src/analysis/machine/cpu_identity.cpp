@@ -1,9 +1,10 @@
 #include "analysis/machine/cpu_identity.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <sstream>
+
+#include "util/files.h"
 
 namespace tf::analysis {
 
@@ -75,12 +76,8 @@ long long cache_bytes(const std::string& size) {
     }
 }
 
-std::string read_all(const char* path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+// "" where Linux has no such file (a VM that does not describe its caches).
+std::string read_if_present(const std::string& path) { return file_exists(path) ? read_file(path) : ""; }
 
 }  // namespace
 
@@ -103,9 +100,9 @@ CpuIdentity parse_cpu_identity(const std::string& cpuinfo, const std::string& l3
 }
 
 CpuIdentity this_cpu() {
-    std::string l3 = read_all("/sys/devices/system/cpu/cpu0/cache/index3/size");
+    std::string l3 = read_if_present("/sys/devices/system/cpu/cpu0/cache/index3/size");
     l3.erase(std::remove(l3.begin(), l3.end(), '\n'), l3.end());
-    return parse_cpu_identity(read_all("/proc/cpuinfo"), l3);
+    return parse_cpu_identity(read_if_present("/proc/cpuinfo"), l3);
 }
 
 std::string describe(const CpuIdentity& cpu) {

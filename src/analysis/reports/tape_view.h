@@ -35,6 +35,9 @@ std::vector<TapeNode> tape_nodes(const Tape& tape, const std::vector<std::pair<s
 // How big a step to record. The model is built as configured (its layers, heads and widths are
 // what a student wants to see; shrink them with --set); the data is cut small, because a recurrent
 // layer records its cell once per token, so a poetry line of 60 characters would fill the page.
+// The largest step a tape records, per side: past these the page is too long to read.
+inline constexpr int64_t kMaxTapeExamples = 64, kMaxTapeTokens = 512;
+
 struct TapeStepSize {
     int64_t examples = 2;     // the first training examples
     int64_t max_tokens = 8;   // each example's source and target cut to their first max_tokens

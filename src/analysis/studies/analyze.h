@@ -14,6 +14,9 @@
 
 namespace tf {
 
+// The viewer's examples, at most: each adds every attention map of one example to report.html.
+inline constexpr int64_t kMaxViewerExamples = 20;
+
 struct AnalysisOptions {
     std::optional<std::string> input;  // text to analyse; none = the first test example
     int64_t probes = 8;      // random projections for the dependency kernel (0 = exact)
