@@ -9,6 +9,12 @@
 
 namespace tf::test {
 
+// A [B, T, C] sequence of standard normal f64 values drawn from `seed`.
+inline Tensor random_sequence(int64_t B, int64_t T, int64_t C, uint64_t seed) {
+    Rng rng(seed);
+    return Tensor::normal({B, T, C}, 0.0, 1.0, rng, DType::f64);
+}
+
 inline Tensor f64(const std::vector<double>& values, const Shape& shape) {
     return Tensor::from_data(values, shape, DType::f64);
 }

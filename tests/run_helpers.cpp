@@ -126,6 +126,12 @@ CliResult run_cli_in(const std::string& directory, const std::vector<std::string
     return run_to_end("tapeformer", args, -1, directory);
 }
 
+void require_refused(const CliResult& result, const std::vector<std::string>& named) {
+    INFO("stdout: " << result.out << "stderr: " << result.err);
+    CHECK(result.exit_code == 2);
+    for (const std::string& part : named) CHECK_THAT(result.err, Catch::Contains(part));
+}
+
 CliResult run_example(const std::string& name, const std::vector<std::string>& args) { return run_to_end(name, args, -1, ""); }
 
 nlohmann::json tiny_transformer_config(int64_t max_steps) {

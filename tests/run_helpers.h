@@ -43,6 +43,9 @@ CliResult run_cli(const std::vector<std::string>& args, long max_file_bytes = -1
 // The same, run in `directory` (where a run's relative data.path is read from).
 CliResult run_cli_in(const std::string& directory, const std::vector<std::string>& args);
 
+// The CLI refused its input: exit 2, and stderr names each of `named`.
+void require_refused(const CliResult& result, const std::vector<std::string>& named);
+
 // build/<name>, one of the examples/ programs (char_transformer), run to the end like run_cli.
 CliResult run_example(const std::string& name, const std::vector<std::string>& args);
 

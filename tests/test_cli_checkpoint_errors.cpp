@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Every file under `root` with its bytes: what a refused command must leave as it was.
-std::map<std::string, std::string> snapshot(const std::string& root) {
+std::map<std::string, std::string> contents_of_files(const std::string& root) {
     std::map<std::string, std::string> files;
     for (const auto& entry : fs::recursive_directory_iterator(root))
         if (entry.is_regular_file()) files[entry.path().string()] = tf::test::read_text(entry.path().string());
@@ -40,13 +40,13 @@ void rewrite_checkpoint(const std::string& path, const std::function<void(tf::tr
 }
 
 // Runs `args`, requires exit code 2 with each of `expected` in stderr and the run unchanged.
-void require_refused(const std::string& run, const std::vector<std::string>& args, const std::vector<std::string>& expected) {
-    const auto before = snapshot(run);
+void require_refused_unchanged(const std::string& run, const std::vector<std::string>& args, const std::vector<std::string>& expected) {
+    const auto before = contents_of_files(run);
     const CliResult result = run_cli(args);
     INFO("tapeformer " << args[0] << " …, stderr: " << result.err);
     CHECK(result.exit_code == 2);
     for (const std::string& part : expected) CHECK_THAT(result.err, Catch::Contains(part));
-    CHECK(snapshot(run) == before);
+    CHECK(contents_of_files(run) == before);
 }
 
 std::vector<std::string> resume(const std::string& run, std::vector<std::string> sets = {"train.max_steps=6"}) {
@@ -73,8 +73,8 @@ TEST_CASE("metadata save_checkpoint never writes: eval and resume exit 2 naming 
         tf::test::write_text(latest, saved);
         rewrite_checkpoint(latest, [&, &key = key, &value = value](tf::train::Safetensors& file) { file.metadata[key] = value; });
         const std::vector<std::string> expected = {latest, "metadata '" + key + "'"};
-        require_refused(run, {"eval", "--run", run, "--weights", "latest"}, expected);
-        require_refused(run, resume(run), expected);
+        require_refused_unchanged(run, {"eval", "--run", run, "--weights", "latest"}, expected);
+        require_refused_unchanged(run, resume(run), expected);
     }
 }
 
@@ -100,7 +100,7 @@ TEST_CASE("a NaN or infinity in a weight or optimizer tensor is refused at load,
     };
     SECTION("+inf in one weight: eval and --init refuse it") {
         const std::string tensor = poison("model.", INFINITY);
-        require_refused(run, {"eval", "--run", run, "--weights", "latest"}, {latest, "tensor '" + tensor + "' holds +inf"});
+        require_refused_unchanged(run, {"eval", "--run", run, "--weights", "latest"}, {latest, "tensor '" + tensor + "' holds +inf"});
         const CliResult init = run_cli({"train", dir / "config.json", "--run-dir", dir / "other", "--init", latest, "--quiet"});
         INFO("stderr: " << init.err);
         CHECK(init.exit_code == 2);
@@ -108,7 +108,7 @@ TEST_CASE("a NaN or infinity in a weight or optimizer tensor is refused at load,
     }
     SECTION("NaN in an Adam moment: resume refuses it") {
         const std::string tensor = poison("optimizer.", NAN);
-        require_refused(run, resume(run), {latest, "tensor '" + tensor + "' holds NaN"});
+        require_refused_unchanged(run, resume(run), {latest, "tensor '" + tensor + "' holds NaN"});
     }
 }
 
@@ -117,17 +117,17 @@ TEST_CASE("a resume that changes the model, data or optimizer exits 2 naming the
     TempDir dir;
     const std::string run = tf::test::train_tiny_transformer_run(dir);
     const std::string latest = run + "/checkpoints/step-3.safetensors";
-    require_refused(run, resume(run, {"model.heads=4"}), {latest, "model.heads was 2", "is 4", "Resuming a run"});
-    require_refused(run, resume(run, {"data.num_symbols=4"}), {"data.num_symbols was 5"});
-    require_refused(run, resume(run, {"optimizer.lr=0.1"}), {"optimizer.lr was 0.01"});
-    require_refused(run, resume(run, {"train.max_steps=6", "seed=2"}), {"seed was 1"});
+    require_refused_unchanged(run, resume(run, {"model.heads=4"}), {latest, "model.heads was 2", "is 4", "Resuming a run"});
+    require_refused_unchanged(run, resume(run, {"data.num_symbols=4"}), {"data.num_symbols was 5"});
+    require_refused_unchanged(run, resume(run, {"optimizer.lr=0.1"}), {"optimizer.lr was 0.01"});
+    require_refused_unchanged(run, resume(run, {"train.max_steps=6", "seed=2"}), {"seed was 1"});
     // threads may change, but within this machine, as for a new run
-    require_refused(run, resume(run, {"threads=1000"}), {"threads: expected at most", "hardware threads"});
+    require_refused_unchanged(run, resume(run, {"threads=1000"}), {"threads: expected at most", "hardware threads"});
     SECTION("an edited config.resolved.json is refused by eval too") {
         Json config = Json::parse(tf::test::read_text(run + "/config.resolved.json"));
         config["model"]["heads"] = 4;
         tf::test::write_text(run + "/config.resolved.json", config.dump(2));
-        require_refused(run, {"eval", "--run", run}, {run + "/best.safetensors", "model.heads was 2"});
+        require_refused_unchanged(run, {"eval", "--run", run}, {run + "/best.safetensors", "model.heads was 2"});
     }
     SECTION("the budget, logging and decoding keys may change") {
         const CliResult longer = run_cli(resume(run, {"train.max_steps=5", "train.log_every=2", "decode.beam_size=2", "threads=2"}));
@@ -141,13 +141,13 @@ TEST_CASE("train into a run, a changed vocabulary on --resume and a file as --ru
           "[integration]") {
     TempDir dir;
     const std::string run = tf::test::train_tiny_transformer_run(dir);
-    require_refused(run, {"train", dir / "config.json", "--run-dir", run, "--quiet"},
+    require_refused_unchanged(run, {"train", dir / "config.json", "--run-dir", run, "--quiet"},
                     {"--run-dir " + run, "already holds a run", "--resume"});
     SECTION("a vocabulary that no longer matches the data") {
         Json vocab = Json::parse(tf::test::read_text(run + "/vocab.json"));
         std::swap(vocab["tokens"][vocab["tokens"].size() - 1], vocab["tokens"][vocab["tokens"].size() - 2]);
         tf::test::write_text(run + "/vocab.json", vocab.dump());
-        require_refused(run, resume(run), {run + "/vocab.json", "different vocabulary"});
+        require_refused_unchanged(run, resume(run), {run + "/vocab.json", "different vocabulary"});
     }
     SECTION("--run-dir and --resume naming a regular file") {
         const std::string file = dir / "config.json";

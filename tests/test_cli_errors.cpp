@@ -80,7 +80,7 @@ void require_stderr_contains(const CliResult& result, const std::vector<std::str
 }
 
 // Every file under `root` with its bytes and modification time.
-std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> snapshot(const std::string& root) {
+std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> contents_and_times(const std::string& root) {
     std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> files;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
         if (!entry.is_regular_file()) continue;
@@ -200,12 +200,12 @@ TEST_CASE("a short run: a truncated or corrupt checkpoint exits 2 naming it, a s
     REQUIRE(run_cli({"train", config, "--run-dir", run, "--quiet"}).exit_code == 0);
 
     SECTION("a second train into the same directory fails and changes nothing") {
-        const auto before = snapshot(run);
+        const auto before = contents_and_times(run);
         const CliResult again = run_cli({"train", config, "--run-dir", run, "--quiet"});
         INFO("stderr: " << again.err);
         CHECK(again.exit_code != 0);
         CHECK_THAT(again.err, Catch::Contains("already holds a run") && Catch::Contains("--resume"));
-        CHECK(snapshot(run) == before);
+        CHECK(contents_and_times(run) == before);
     }
     SECTION("reconstruct with a model that never says <eos> stops where its positions end") {
         for (const char* beam : {"1", "2"}) {

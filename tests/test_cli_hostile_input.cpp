@@ -9,17 +9,12 @@
 #include "source_paths.h"
 
 using tf::test::CliResult;
+using tf::test::require_refused;
 using tf::test::run_cli;
 using tf::test::TempDir;
 using Json = nlohmann::json;
 
 namespace {
-
-void require_refused(const CliResult& result, const std::vector<std::string>& expected) {
-    INFO("stdout: " << result.out << "stderr: " << result.err);
-    CHECK(result.exit_code == 2);
-    for (const auto& part : expected) CHECK_THAT(result.err, Catch::Contains(part));
-}
 
 // A 3-step run of `model` on the given lines (text data, char tokenizer unless `data` says
 // otherwise), trained through the CLI into dir/<name>; returns the run directory.

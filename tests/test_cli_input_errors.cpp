@@ -10,6 +10,7 @@
 #include "train/run_config.h"
 
 using tf::test::CliResult;
+using tf::test::require_refused;
 using tf::test::run_cli;
 using tf::test::TempDir;
 using Json = nlohmann::json;
@@ -37,12 +38,6 @@ CliResult run_with(const TempDir& dir, const Json& config, std::vector<std::stri
     verb.push_back(dir / "config.json");
     verb.insert(verb.end(), args.begin(), args.end());
     return run_cli(verb);
-}
-
-void require_refused(const CliResult& result, const std::vector<std::string>& expected) {
-    INFO("stderr: " << result.err);
-    CHECK(result.exit_code == 2);
-    for (const auto& part : expected) CHECK_THAT(result.err, Catch::Contains(part));
 }
 
 // `train` into DIR/run is refused as `expected` says, and leaves no run directory.

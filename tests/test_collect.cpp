@@ -23,6 +23,7 @@
 
 using namespace tf;
 using Json = nlohmann::json;
+using tf::test::require_refused;
 
 namespace {
 
@@ -43,12 +44,6 @@ test::CliResult collect(const std::vector<std::string>& dirs, const std::string&
     args.insert(args.end(), {"--out", out});
     args.insert(args.end(), more.begin(), more.end());
     return test::run_cli(args);
-}
-
-void require_refused(const test::CliResult& result, const std::vector<std::string>& named) {
-    INFO("stderr: " << result.err);
-    CHECK(result.exit_code == 2);
-    for (const std::string& part : named) CHECK_THAT(result.err, Catch::Contains(part));
 }
 
 }  // namespace

@@ -18,13 +18,13 @@ using namespace tf;
 using namespace tf::train;
 
 namespace {
-const std::string kConfigs = std::string(TF_SOURCE_DIR) + "/configs/";
+const std::string kShippedConfigs = std::string(TF_SOURCE_DIR) + "/configs/";
 }
 
 TEST_CASE("decode_and_score writes each example's text as decoding it alone would, greedy or by beam, and scores it",
           "[integration]") {
     test::TempDir dir;
-    train::train(load_run_config(kConfigs + "copy_transformer.json",
+    train::train(load_run_config(kShippedConfigs + "copy_transformer.json",
                                  {"threads=1", "train.max_steps=40", "train.eval_every=0", "train.checkpoint_every=0",
                                   "optimizer.schedule.warmup_steps=10", "data.test_size=10", "data.batch_size=4"}),
                  {.run_dir = dir.path(), .quiet = true});
@@ -54,7 +54,7 @@ TEST_CASE("decode_and_score writes each example's text as decoding it alone woul
 TEST_CASE("eval on a language model prints its teacher-forced scores only, and decode_and_score refuses one",
           "[integration]") {
     test::TempDir dir;
-    REQUIRE(test::run_cli({"train", kConfigs + "char_lm.json", "--set", "train.max_steps=2", "--set",
+    REQUIRE(test::run_cli({"train", kShippedConfigs + "char_lm.json", "--set", "train.max_steps=2", "--set",
                            "data.path=" + std::string(TF_SOURCE_DIR) + "/data/poetry/poems.txt", "--run-dir",
                            dir / "lm", "--quiet"}).exit_code == 0);
     const test::CliResult eval = test::run_cli({"eval", "--run", dir / "lm"});

@@ -20,13 +20,9 @@
 #include "run_helpers.h"
 
 using namespace tf;
+using tf::test::random_sequence;
 
 namespace {
-
-Tensor random_sequence(int64_t B, int64_t T, int64_t C, uint64_t seed) {
-    Rng rng(seed);
-    return Tensor::normal({B, T, C}, 0.0, 1.0, rng, DType::f64);
-}
 
 std::shared_ptr<AlibiAttention> make_alibi(double slope, uint64_t seed = 3) {
     Rng rng(seed);

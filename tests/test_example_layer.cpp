@@ -7,19 +7,12 @@
 #include "autograd/tape.h"
 #include "layers/examples/local_conv_mixer.h"
 #include "models/build.h"
+#include "helpers.h"
 #include "module_gradcheck.h"
 #include "layers/builtin_layers.h"
 
 using namespace tf;
-
-namespace {
-
-Tensor random_sequence(int64_t B, int64_t T, int64_t C, uint64_t seed) {
-    Rng rng(seed);
-    return Tensor::normal({B, T, C}, 0.0, 1.0, rng, DType::f64);
-}
-
-}  // namespace
+using tf::test::random_sequence;
 
 TEST_CASE("local_conv_mixer: input and every parameter match central differences (f64)", "[gradcheck]") {
     Rng rng(7);

@@ -42,10 +42,10 @@ const NormType kRootMeanSquareNorm{[](int64_t width, double eps, DType dtype) {
     return std::make_shared<RootMeanSquareNorm>(width, eps, dtype);
 }};
 
-const config::Json kTransformer = {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1},
+const config::Json kTinyTransformer = {{"type", "transformer"}, {"d_model", 8}, {"heads", 2}, {"encoder_layers", 1},
                                    {"decoder_layers", 1}, {"ffn_hidden", 16}, {"max_length", 12}, {"dropout", 0.0}};
 
-std::shared_ptr<SequenceModel> built(const config::Json& section) {
+std::shared_ptr<SequenceModel> model_from(const config::Json& section) {
     config::JsonReader reader(section, "model");
     ModelBuildContext build;
     build.vocab_size = 11;
@@ -57,13 +57,13 @@ std::shared_ptr<SequenceModel> built(const config::Json& section) {
 
 TEST_CASE("the norm defaults to layer_norm: a config without the key builds what one naming it does", "[unit]") {
     config::Json resolved;
-    config::JsonReader reader(kTransformer, "model", &resolved);
+    config::JsonReader reader(kTinyTransformer, "model", &resolved);
     CHECK(read_model_config(reader).transformer.norm == "layer_norm");
     CHECK(resolved.at("norm") == "layer_norm");   // written out, as every default is
 
-    config::Json named = kTransformer;
+    config::Json named = kTinyTransformer;
     named["norm"] = "layer_norm";
-    const auto without_key = built(kTransformer), with_key = built(named);
+    const auto without_key = model_from(kTinyTransformer), with_key = model_from(named);
     const auto ours = without_key->state_dict(), theirs = with_key->state_dict();
     REQUIRE(ours.size() == theirs.size());
     for (const auto& [name, tensor] : ours) {
@@ -76,7 +76,7 @@ TEST_CASE("the norm defaults to layer_norm: a config without the key builds what
 }
 
 TEST_CASE("a norm the table lacks is a ConfigError naming its path and the table's norms", "[unit]") {
-    config::Json section = kTransformer;
+    config::Json section = kTinyTransformer;
     section["norm"] = "layer_nrom";
     config::JsonReader reader(section, "model");
     REQUIRE_THROWS_AS(read_model_config(reader), ConfigError);
@@ -89,9 +89,9 @@ TEST_CASE("a norm the table lacks is a ConfigError naming its path and the table
 
 TEST_CASE("a norm registered in one line is every norm of a transformer, and the model trains with it", "[integration]") {
     const ScopedTableEntry<NormType> registered(norm_table(), "rms_test", kRootMeanSquareNorm);
-    config::Json section = kTransformer;
+    config::Json section = kTinyTransformer;
     section["norm"] = "rms_test";
-    const auto model = built(section);
+    const auto model = model_from(section);
     const auto parameters = model->state_dict();
     // Its weight, and no layer-norm bias, at every block norm and the final norms.
     for (const char* name : {"encoder.layers.0.norm1.weight", "encoder.layers.0.norm2.weight", "decoder.layers.0.norm3.weight",

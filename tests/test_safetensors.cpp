@@ -24,15 +24,15 @@ namespace fs = std::filesystem;
 
 namespace {
 // A fresh directory, removed with everything in it at the end of the test.
-struct TempDir {
+struct ScratchFolder {
     fs::path path;
-    TempDir() {
+    ScratchFolder() {
         static int counter = 0;
         path = fs::temp_directory_path() /
                ("tapeformer_safetensors_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
         fs::create_directories(path);
     }
-    ~TempDir() { fs::remove_all(path); }
+    ~ScratchFolder() { fs::remove_all(path); }
     std::string file(const std::string& name) const { return (path / name).string(); }
     std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), {})); }
 };
@@ -68,7 +68,7 @@ std::map<std::string, Tensor> sample_tensors() {
 }  // namespace
 
 TEST_CASE("safetensors round trip is bit exact: f32, f64, 0-d, empty, metadata", "[unit]") {
-    TempDir dir;
+    ScratchFolder dir;
     const auto tensors = sample_tensors();
     const std::map<std::string, std::string> metadata = {{"step", "17"}, {"rng", "123 456 \"quoted\"\n"}};
     write_safetensors(dir.file("a.safetensors"), tensors, metadata);
@@ -86,7 +86,7 @@ TEST_CASE("safetensors round trip is bit exact: f32, f64, 0-d, empty, metadata",
 }
 
 TEST_CASE("safetensors files have the reference layout", "[unit]") {
-    TempDir dir;
+    ScratchFolder dir;
     write_safetensors(dir.file("a.safetensors"), {{"b", Tensor::ones({3})}, {"a", Tensor::ones({2}, DType::f64)}},
                       {{"format", "pt"}});
     const std::string bytes = read_bytes(dir.file("a.safetensors"));
@@ -106,7 +106,7 @@ TEST_CASE("safetensors files have the reference layout", "[unit]") {
 
 TEST_CASE("safetensors reads a file written by another tool", "[unit]") {
     // Unpadded header, keys in another order, no metadata: all allowed by the format.
-    TempDir dir;
+    ScratchFolder dir;
     const float values[2] = {1.5f, -2.0f};
     write_raw(dir.file("x.safetensors"), R"({"w":{"data_offsets":[0,8],"shape":[2,1],"dtype":"F32"}})",
               std::string(reinterpret_cast<const char*>(values), 8));
@@ -116,7 +116,7 @@ TEST_CASE("safetensors reads a file written by another tool", "[unit]") {
 }
 
 TEST_CASE("safetensors rejects truncated and oversized files", "[unit]") {
-    TempDir dir;
+    ScratchFolder dir;
     const std::string path = dir.file("c.safetensors");
     write_safetensors(path, sample_tensors());
     const std::string good = read_bytes(path);
@@ -167,7 +167,7 @@ TEST_CASE("safetensors rejects every malformed header with its message", "[unit]
         {R"({"__metadata__": {"step": 3}})", 0, "__metadata__ value for \"step\" is not a string: 3"},
         {R"({"__metadata__": ["x"]})", 0, "__metadata__ is not an object"},
     };
-    TempDir dir;
+    ScratchFolder dir;
     const std::string path = dir.file("bad.safetensors");
     for (const auto& [header, data_bytes, message] : cases) {
         INFO(header);
@@ -200,7 +200,7 @@ std::string one_tensor_header(const std::string& name, std::size_t rank) {
 
 // docs/limits.md: each bound is read at its value and refused one past it, naming the bound.
 TEST_CASE("safetensors bounds: header 16 MiB, 100000 tensors, names of 1024 bytes, rank 16", "[unit]") {
-    TempDir dir;
+    ScratchFolder dir;
     const std::string path = dir.file("bounds.safetensors");
     const auto refused = [&](const std::string& message) {
         REQUIRE_THROWS_AS(read_safetensors(path), CheckpointError);
@@ -229,7 +229,7 @@ TEST_CASE("safetensors bounds: header 16 MiB, 100000 tensors, names of 1024 byte
 }
 
 TEST_CASE("safetensors writer rejects names the format reserves", "[unit]") {
-    TempDir dir;
+    ScratchFolder dir;
     REQUIRE_THROWS_AS(write_safetensors(dir.file("x"), {{"__metadata__", Tensor::ones({1})}}), CheckpointError);
     REQUIRE_THROWS_AS(write_safetensors(dir.file("x"), {{"", Tensor::ones({1})}}), CheckpointError);
     REQUIRE_THROWS_WITH(write_safetensors(dir.file("no/such/dir/x"), {}), Catch::Contains("open failed"));
@@ -237,7 +237,7 @@ TEST_CASE("safetensors writer rejects names the format reserves", "[unit]") {
 }
 
 TEST_CASE("a write that fails mid-way leaves the previous checkpoint intact", "[unit]") {
-    TempDir dir;
+    ScratchFolder dir;
     const std::string path = dir.file("latest.safetensors");
     const auto previous = sample_tensors();
     write_safetensors(path, previous, {{"step", "1"}});
@@ -261,7 +261,7 @@ TEST_CASE("a write that fails mid-way leaves the previous checkpoint intact", "[
 }
 
 TEST_CASE("a process killed mid-write leaves the previous checkpoint loadable", "[integration]") {
-    TempDir dir;
+    ScratchFolder dir;
     const std::string path = dir.file("latest.safetensors");
     write_safetensors(path, {{"w", Tensor::full({1 << 20}, 1.0)}}, {{"step", "1"}});
     const std::map<std::string, Tensor> next = {{"w", Tensor::full({1 << 20}, 2.0)}};  // 4 MiB
@@ -293,7 +293,7 @@ TEST_CASE("a process killed mid-write leaves the previous checkpoint loadable", 
 TEST_CASE("a writer killed at a random moment leaves one complete checkpoint", "[integration]") {
     // The child rewrites the checkpoint in a loop, each version's tensor filled with its number;
     // the parent kills it at an arbitrary moment. Whatever is at `path` must be whole.
-    TempDir dir;
+    ScratchFolder dir;
     const std::string path = dir.file("latest.safetensors");
     write_safetensors(path, {{"w", Tensor::full({1 << 19}, 0.0)}}, {{"version", "0"}});
     const pid_t child = ::fork();

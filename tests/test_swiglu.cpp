@@ -8,17 +8,14 @@
 #include "layers/swiglu_feed_forward.h"
 #include "layers/transformer_block.h"
 #include "models/build.h"
+#include "helpers.h"
 #include "module_gradcheck.h"
 #include "layers/builtin_layers.h"
 
 using namespace tf;
+using tf::test::random_sequence;
 
 namespace {
-
-Tensor random_sequence(int64_t B, int64_t T, int64_t C, uint64_t seed) {
-    Rng rng(seed);
-    return Tensor::normal({B, T, C}, 0.0, 1.0, rng, DType::f64);
-}
 
 std::shared_ptr<SequenceLayer> from_registry(const config::Json& block, int64_t width, Rng& rng) {
     return builtin_layers().create(block, "ffn", {.width = width, .init_rng = &rng, .dtype = DType::f64});

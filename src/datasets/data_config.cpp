@@ -96,7 +96,7 @@ void read_text(JsonReader& reader, DataConfig& config) {
     read_fractions(reader, config);
 }
 
-void read_jsonl(JsonReader& reader, DataConfig& config) {
+void read_jsonl_source(JsonReader& reader, DataConfig& config) {
     reject_present(reader, {"split", "tokenizer", "min_count", "max_vocab"}, "when data.source is \"jsonl\"");
     reject_present(reader, synthetic_keys(), "when data.source is \"jsonl\"");
     config.path = reader.string("path");
@@ -135,7 +135,7 @@ DataConfig DataConfig::from_json(JsonReader& reader) {
     DataConfig config;
     config.source = reader.choice<DataSource>("source");
     if (config.source == DataSource::text) read_text(reader, config);
-    else if (config.source == DataSource::jsonl) read_jsonl(reader, config);
+    else if (config.source == DataSource::jsonl) read_jsonl_source(reader, config);
     else read_synthetic(reader, config);
     config.seed = static_cast<uint64_t>(reader.integer("seed", 1, config::kSeedRange));
     config.batch_size = reader.integer("batch_size", 32, {.min = 1, .max = 1000000});

@@ -82,7 +82,7 @@ std::vector<AllowedDifference> allowed_differences(const std::vector<Submission>
     return differences;
 }
 
-std::string joined(const std::vector<std::string>& keys) {
+std::string keys_in_backticks(const std::vector<std::string>& keys) {
     std::string text;
     for (const std::string& key : keys) text += (text.empty() ? "`" : ", `") + key + "`";
     return text;
@@ -108,7 +108,7 @@ void write_summary(Report& report, const std::string& command, const std::vector
     report.heading(1, "Collected submissions");
     report.paragraph("Command: " + markdown::literal(command) + ". " + std::to_string(submissions.size()) +
                      (comparisons ? " comparisons, " + std::to_string(runs) + " runs in all" : " runs") +
-                     ". Their configs agree but for the keys allowed to differ (" + joined(allowed) + ")" + data);
+                     ". Their configs agree but for the keys allowed to differ (" + keys_in_backticks(allowed) + ")" + data);
 }
 
 void write_scores(Report& report, const std::vector<Submission>& submissions) {
