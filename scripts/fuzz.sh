@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all targets, 60 seconds each)
 #
-# Builds the libFuzzer harnesses (fuzz/, clang with AddressSanitizer + UBSan, in build-fuzz/) and
+# Builds the libFuzzer harnesses (fuzz/, in the clang ASan + UBSan build build-san/) and
 # runs each TARGET (config, safetensors, data, run_dir) for SECONDS from its corpus: seeds made
 # from the shipped configs, the sample data and a real 2-step checkpoint, the saved regressions,
-# and what earlier runs found (build-fuzz/corpus/, kept between runs). Dictionaries of config
+# and what earlier runs found (build-san/corpus/, kept between runs). Dictionaries of config
 # keys, safetensors dtypes and metadata keys, and data tokens are in fuzz/*.dict. A crash, a hang, a wrong exception or an out-of-proportion
 # allocation is minimised and saved as tests/fuzz-regressions/TARGET/NAME, which ctest replays
 # through the same entry point (no clang needed there); the script then exits 1. Commit the file
@@ -12,7 +12,6 @@
 set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 
-FUZZ_PACKAGES=(clang libclang-rt-dev libomp-dev)
 # What one input may take before libFuzzer reports it: seconds, memory.
 FUZZ_TIMEOUT_S=10
 FUZZ_RSS_LIMIT_MB=2048
@@ -29,13 +28,13 @@ if [ "$chosen" != all ]; then
 fi
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: SECONDS must be a positive whole number, got '$seconds'" >&2; exit 2; }
 
-TF_PACKAGES+=("${FUZZ_PACKAGES[@]}")
+# The harnesses live in the sanitizer build that scripts/test.sh --sanitize tests (build-san/),
+# which is configured with the suite and so needs the suite's packages too.
+TF_PACKAGES+=("${TF_TEST_PACKAGES[@]}" "${TF_SANITIZER_PACKAGES[@]}")
 tf_install_missing
 tf_prepare_data
-build_dir="$TF_ROOT/build-fuzz"
-# -O1 with line tables only, as the sanitizer build of scripts/test.sh: half the build time of -O2 -g.
-CC=clang CXX=clang++ tf_build "$build_dir" -DTF_FUZZ=ON -DTF_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -- \
-    tapeformer "${targets[@]/#/fuzz_}"
+build_dir="$TF_ROOT/build-san"
+tf_sanitizer_build tapeformer "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS=detect_leaks=0   # oneDNN's and OpenMP's process-long allocations are not leaks of ours
 export UBSAN_OPTIONS=print_stacktrace=1

@@ -133,3 +133,15 @@ tf_build() {
     echo "==> building $build_dir"
     cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}" || return 1
 }
+
+# The one sanitizer build, build-san/: clang with AddressSanitizer + UBSan at -O1 with line tables
+# (half the build time of -O2 -g), every object also instrumented for libFuzzer (TF_FUZZ), so the
+# suite under the sanitizers (scripts/test.sh --sanitize) and the fuzz harnesses (scripts/fuzz.sh)
+# share one compile of the library. tf_sanitizer_build [TARGET...]: default everything the suite runs.
+TF_SANITIZER_PACKAGES=(clang libclang-rt-dev libomp-dev)
+tf_sanitizer_build() {
+    local targets=()
+    [ $# -gt 0 ] && targets=(-- "$@")
+    CC=clang CXX=clang++ tf_build "$TF_ROOT/build-san" -DTF_TESTS=ON -DTF_FUZZ=ON \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "${targets[@]}"
+}

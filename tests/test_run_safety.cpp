@@ -9,6 +9,7 @@
 
 #include "catch.h"
 #include <filesystem>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "run_helpers.h"
@@ -131,10 +132,16 @@ TEST_CASE("a sweep of file-size limits across a whole train: exit 0 with every f
     TempDir dir;
     const std::string config = write_config(dir, 30);
     // From below the config's size to above the largest checkpoint's (about 20 KB with Adam's moments).
-    for (const long limit : {0L, 64L, 300L, 1000L, 2000L, 4000L, 8000L, 16000L, 32000L, 1000000L}) {
+    std::vector<long> limits{0L, 64L, 300L, 1000L, 2000L, 4000L, 8000L, 16000L, 32000L, 1000000L};
+#if defined(__clang__)
+    // clang's builds (the sanitizer build) use LLVM's OpenMP runtime, which sizes a 1 KiB shared-memory
+    // file as it starts and aborts when it cannot: below that no program of theirs starts, ours or not.
+    std::erase_if(limits, [](long limit) { return limit < 1024; });
+#endif
+    for (const long limit : limits) {
         const std::string run = dir / ("run-" + std::to_string(limit));
         const CliResult result = run_cli({"train", config, "--run-dir", run, "--quiet"}, limit);
-        INFO("limit " << limit << " bytes; stderr: " << result.err);
+        INFO("limit " << limit << " bytes; exit " << result.exit_code << "; stderr: " << result.err);
         REQUIRE((result.exit_code == 0 || result.exit_code == 2));
         if (result.exit_code == 2) {
             // Below a few hundred bytes the message itself cannot be written out whole.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <tuple>
 
 #include "analysis/theorems/attention_theorems.h"
 #include "autograd/error.h"
@@ -106,7 +107,9 @@ TEST_CASE("tiled attention: causal is bottom-right when S ≠ T, as masks.h", "[
 }
 
 TEST_CASE("tiled attention with a pattern mask equals the composed path", "[property]") {
-    const auto [T, S] = GENERATE(std::make_pair(13, 13), std::make_pair(9, 14), std::make_pair(14, 9));
+    const auto case_t_s = GENERATE(std::make_pair(13, 13), std::make_pair(9, 14), std::make_pair(14, 9));
+    // named one by one: clang 14 cannot capture structured bindings in a lambda
+    const int T = std::get<0>(case_t_s), S = std::get<1>(case_t_s);
     const bool causal = GENERATE(false, true);
     INFO("T=" << T << " S=" << S << " causal=" << causal);
     const Tensor pattern = GENERATE_COPY(sliding_window_mask(T, S, 4, causal), strided_sparse_mask(T, S, 2, 3, 1));
@@ -198,8 +201,10 @@ double fused_against_composed(const std::vector<Tensor>& inputs, const Attention
 }  // namespace
 
 TEST_CASE("tiled self-attention reads the heads in place from one projection: composed path's values and gradients", "[property]") {
-    const auto [H, H_kv] = GENERATE(std::make_pair(3, 3), std::make_pair(4, 2), std::make_pair(4, 1));
-    const auto [T, query_tile, key_tile] = GENERATE(std::make_tuple(13, 4, 5), std::make_tuple(37, 64, 64));
+    const auto case_h_h_kv = GENERATE(std::make_pair(3, 3), std::make_pair(4, 2), std::make_pair(4, 1));
+    const int H = std::get<0>(case_h_h_kv), H_kv = std::get<1>(case_h_h_kv);
+    const auto case_t_query_tile_key_tile = GENERATE(std::make_tuple(13, 4, 5), std::make_tuple(37, 64, 64));
+    const int T = std::get<0>(case_t_query_tile_key_tile), query_tile = std::get<1>(case_t_query_tile_key_tile), key_tile = std::get<2>(case_t_query_tile_key_tile);
     const bool causal = GENERATE(false, true);
     const int64_t B = 2, D = 5;
     INFO("H " << H << " H_kv " << H_kv << " T " << T << " tiles " << query_tile << "x" << key_tile << " causal " << causal);
@@ -240,8 +245,10 @@ TEST_CASE("tiled self-attention: the fast path gives the reference loops' values
 }
 
 TEST_CASE("tiled cross-attention reads K and V in place from one projection: composed path's values and gradients", "[property]") {
-    const auto [H, H_kv] = GENERATE(std::make_pair(2, 2), std::make_pair(4, 1));
-    const auto [T, S] = GENERATE(std::make_pair(9, 14), std::make_pair(14, 9));
+    const auto case_h_h_kv = GENERATE(std::make_pair(2, 2), std::make_pair(4, 1));
+    const int H = std::get<0>(case_h_h_kv), H_kv = std::get<1>(case_h_h_kv);
+    const auto case_t_s = GENERATE(std::make_pair(9, 14), std::make_pair(14, 9));
+    const int T = std::get<0>(case_t_s), S = std::get<1>(case_t_s);
     const int64_t B = 2, D = 6;
     INFO("H " << H << " H_kv " << H_kv << " T " << T << " S " << S);
     TiledAttentionOptions options{.key_padding_mask = padding_mask(S, {0, 3}), .pattern_mask = sliding_window_mask(T, S, 4, false),
@@ -321,7 +328,8 @@ TEST_CASE("tiled attention's gradients need no zeroed memory: each backward task
     // backward out: by heads (two items, two key/value heads), and by key tiles (one item, one
     // key/value head, three threads). In the first, item 1 pads every key: its rows get nothing from
     // the tiles, only the clearing.
-    const auto [B, H, H_kv, T, D, threads] = GENERATE(std::make_tuple(2, 4, 2, 70, 8, 2), std::make_tuple(1, 2, 1, 300, 16, 3));
+    const auto case_b_h_h_kv_t_d_threads = GENERATE(std::make_tuple(2, 4, 2, 70, 8, 2), std::make_tuple(1, 2, 1, 300, 16, 3));
+    const int B = std::get<0>(case_b_h_h_kv_t_d_threads), H = std::get<1>(case_b_h_h_kv_t_d_threads), H_kv = std::get<2>(case_b_h_h_kv_t_d_threads), T = std::get<3>(case_b_h_h_kv_t_d_threads), D = std::get<4>(case_b_h_h_kv_t_d_threads), threads = std::get<5>(case_b_h_h_kv_t_d_threads);
     INFO("B " << B << " H " << H << " H_kv " << H_kv << " T " << T << ", " << threads << " threads");
     const TiledAttentionOptions options{.causal = true, .key_padding_mask = padding_mask(T, B == 2 ? std::vector<int64_t>{3, T} : std::vector<int64_t>{5}),
                                         .query_tile = 32, .key_tile = 64};
@@ -365,8 +373,9 @@ TEST_CASE("tiled attention: shape, mask and tile errors name the op and the shap
 }
 
 TEST_CASE("tiled attention equals the composed path in f32: values and Q/K/V gradients", "[property]") {
-    const auto [T, S, query_tile, key_tile] = GENERATE(std::make_tuple(37, 29, 7, 5), std::make_tuple(29, 37, 64, 64),
+    const auto case_t_s_query_tile_key_tile = GENERATE(std::make_tuple(37, 29, 7, 5), std::make_tuple(29, 37, 64, 64),
                                                        std::make_tuple(33, 33, 1, 3), std::make_tuple(70, 45, 16, 32));
+    const int T = std::get<0>(case_t_s_query_tile_key_tile), S = std::get<1>(case_t_s_query_tile_key_tile), query_tile = std::get<2>(case_t_s_query_tile_key_tile), key_tile = std::get<3>(case_t_s_query_tile_key_tile);
     const bool causal = GENERATE(false, true);
     const bool padded = GENERATE(false, true);
     INFO("T=" << T << " S=" << S << " tiles " << query_tile << "x" << key_tile << " causal=" << causal << " padded=" << padded);
@@ -377,7 +386,8 @@ TEST_CASE("tiled attention equals the composed path in f32: values and Q/K/V gra
 
 TEST_CASE("tiled attention gradcheck in f64: causal and padding masks, tiles that do not divide T or S", "[gradcheck]") {
     const bool causal = GENERATE(false, true);
-    const auto [T, S] = GENERATE(std::make_pair(7, 9), std::make_pair(8, 5));
+    const auto case_t_s = GENERATE(std::make_pair(7, 9), std::make_pair(8, 5));
+    const int T = std::get<0>(case_t_s), S = std::get<1>(case_t_s);
     INFO("T=" << T << " S=" << S << " causal=" << causal);
     const std::vector<Tensor> qkv = random_qkv(2, 2, T, S, 4, DType::f64, 7);
     const TiledAttentionOptions options{.causal = causal, .key_padding_mask = padding_mask(S, {2, 0}),

@@ -54,14 +54,10 @@ void softmax_row(const T* x, T* y, int64_t cols, RowOutput output) {
 }
 
 // m = max_j x_j (skipping NaN), or, for a row whose max is −∞, nothing once its masked output is
-// written. The max is a select (std::max stops GCC vectorising the loop); the reduction lets the
-// compiler keep partial maxima in vector lanes. Inlined always: a call per row is a fixed cost that
-// a short row's vector work does not hide.
+// written. Inlined always: a call per row is a fixed cost that a short row's vector work does not hide.
 template <class T>
 [[gnu::always_inline]] inline std::optional<T> row_max_unless_masked(const T* x, T* y, int64_t cols) {
-    T row_max = -std::numeric_limits<T>::infinity();
-#pragma omp simd reduction(max : row_max)
-    for (int64_t j = 0; j < cols; ++j) row_max = x[j] > row_max ? x[j] : row_max;
+    const T row_max = vector_row_max(x, cols);
     if (row_max != -std::numeric_limits<T>::infinity()) return row_max;
     masked_row(x, y, cols);
     return std::nullopt;

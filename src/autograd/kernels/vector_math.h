@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace tf::kernels {
 
@@ -29,7 +30,9 @@ namespace tf::kernels {
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     const float exp_r = p * r * r + r + 1.0f;
-    const float two_to_n = std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
+    // A NaN x has no whole n (converting NaN to an integer is undefined): it takes 0, and r carries the NaN out.
+    const int32_t whole_n = n == n ? static_cast<int32_t>(n) : 0;
+    const float two_to_n = std::bit_cast<float>((whole_n + 127) << 23);
     return underflows ? 0.0f : exp_r * two_to_n;
 }
 
@@ -75,6 +78,21 @@ namespace tf::kernels {
 }
 
 // f64 is for gradient checks, where exactness matters more than speed.
+// max_j x_j over n values, skipping NaN; −∞ for an empty row or a row of −∞ (fully masked). The
+// select, not std::max, lets GCC keep partial maxima in vector lanes. OpenMP leaves the reduction's
+// starting value to the compiler (GCC −∞, clang the lowest finite value), so a row that reduces to
+// the lowest finite value or below is taken again one value at a time, from −∞.
+template <class T>
+[[gnu::always_inline]] inline T vector_row_max(const T* x, int64_t n) {
+    T largest = -std::numeric_limits<T>::infinity();
+#pragma omp simd reduction(max : largest)
+    for (int64_t j = 0; j < n; ++j) largest = x[j] > largest ? x[j] : largest;
+    if (largest > std::numeric_limits<T>::lowest()) return largest;
+    largest = -std::numeric_limits<T>::infinity();
+    for (int64_t j = 0; j < n; ++j) largest = x[j] > largest ? x[j] : largest;
+    return largest;
+}
+
 inline double vector_exp(double x) { return std::exp(x); }
 inline double vector_tanh(double x) { return std::tanh(x); }
 inline double vector_normal_cdf(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752); }

@@ -75,15 +75,6 @@ void score_tile(const Problem<Real>& p, const Tile& t, Real* S) {   // S: (items
     }
 }
 
-// max_i x_i (−∞ for an empty or fully masked row)
-template <class Real>
-Real row_max(const Real* x, int64_t n) {
-    Real largest = minus_infinity<Real>;
-#pragma omp simd reduction(max : largest)
-    for (int64_t i = 0; i < n; ++i) largest = x[i] > largest ? x[i] : largest;   // (GCC vectorises this, not std::max)
-    return largest;
-}
-
 // One row of weights from n raw scores, in place:  P_c = exp(S_c·inv_tau − shift)
 template <class Real>
 void exp_row(Real* S, Real inv_tau, Real shift, int64_t n) {
@@ -125,7 +116,7 @@ void online_softmax_step(const Problem<Real>& p, const Tile& t, Real* S, Real* m
         for (int64_t r = 0; r < t.rows; ++r) {
             const int64_t row = n * t.rows + r;
             Real* S_r = S + row * t.cols;
-            const Real m_new = std::max(m[row], row_max(S_r, t.cols) * p.inv_tau);
+            const Real m_new = std::max(m[row], kernels::vector_row_max(S_r, t.cols) * p.inv_tau);
             if (m_new == minus_infinity<Real>) {
                 std::fill_n(S_r, t.cols, Real(0));
                 continue;
