@@ -22,6 +22,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEACHER_ONLY = "course/teacher/"
 STUDENT_MARKER = "course/student-tree.txt"   # its presence makes a tree a student tree (tests/CMakeLists.txt)
+# The .cpp files that hold regions in the teacher's tree, which the build compiles alone (CMakeLists.txt):
+# in a student tree their markers are gone, so the tree lists them.
+REGION_FILES = "course/region-files.txt"
 BEGIN = re.compile(r"^(\s*)// BEGIN (SOLUTION|FAST) (A\d+\.\d+)(?::\s?(.*))?$")
 END = re.compile(r"^\s*// END (SOLUTION|FAST)\s*$")
 
@@ -167,7 +170,7 @@ def write_student_tree(out, keep, patches):
     if os.path.exists(out) and not os.path.isfile(os.path.join(out, STUDENT_MARKER)) and os.listdir(out):
         raise KitError(f"{out}: not empty and not a student tree; give a new or empty folder (nothing there was changed)")
     replaced = patched_sources(patches)
-    written, moved_lines, documents = set(), {}, []
+    written, moved_lines, documents, region_sources = set(), {}, [], []
     for path in tree_files(ROOT):
         if path.startswith(TEACHER_ONLY) or path == STUDENT_MARKER:
             continue
@@ -176,6 +179,8 @@ def write_student_tree(out, keep, patches):
         else:
             with open(os.path.join(ROOT, path), "rb") as f:
                 data = f.read()
+        if path.endswith(".cpp") and re.search(rb"// BEGIN (SOLUTION|FAST) ", data):
+            region_sources.append(path)   # the same test as CMakeLists.txt's
         if path.endswith((".cpp", ".h")) and b"// BEGIN " in data:
             text, moved_lines[path] = student_text(path, data.decode("utf-8"), tasks, set(keep))
             data = text.encode()
@@ -189,6 +194,9 @@ def write_student_tree(out, keep, patches):
     for path, data in documents:
         write_if_changed(os.path.join(out, path), moved_ranges(data.decode("utf-8"), moved_lines).encode())
         written.add(path)
+    write_if_changed(os.path.join(out, REGION_FILES),
+                     "".join(f"{path}\n" for path in sorted(region_sources)).encode())
+    written.add(REGION_FILES)
     stubbed = [task for task in tasks if task not in keep]
     write_if_changed(os.path.join(out, STUDENT_MARKER),
                      ("A student tree (scripts/course.sh student). Tasks left to write:\n" +
