@@ -1,7 +1,7 @@
 # tf_unity_build(TARGET): compile TARGET's .cpp files in batches of TF_UNITY_BATCH_SIZE, each batch one
 # generated file that #includes them, so that the headers every file includes (the standard library,
 # nlohmann/json, Catch2, CLI11) are parsed and their inline code generated once per batch instead of
-# once per file: a cold build of everything takes 2.3 times less CPU (bench/README.md, "Build time").
+# once per file: the library and the tests compile in less than half the CPU (bench/README.md, "Build time").
 #
 # Not CMake's own UNITY_BUILD: its batch files name each source by its absolute path, so a clone in
 # another folder (a fresh clone in CI, the student tree, a fresh root) would never find them in ccache.
