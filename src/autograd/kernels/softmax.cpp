@@ -57,8 +57,7 @@ void softmax_row(const T* x, T* y, int64_t cols, RowOutput output) {
 // written. Inlined always: a call per row is a fixed cost that a short row's vector work does not hide.
 template <class T>
 [[gnu::always_inline]] inline std::optional<T> row_max_unless_masked(const T* x, T* y, int64_t cols) {
-    const T row_max = vector_row_max(x, cols);
-    if (row_max != -std::numeric_limits<T>::infinity()) return row_max;
+    if (const T row_max = vector_row_max(x, cols); row_max != -std::numeric_limits<T>::infinity()) return row_max;
     masked_row(x, y, cols);
     return std::nullopt;
 }

@@ -30,9 +30,8 @@ namespace tf::kernels {
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     const float exp_r = p * r * r + r + 1.0f;
-    // A NaN x has no whole n (converting NaN to an integer is undefined): it takes 0, and r carries the NaN out.
-    const int32_t whole_n = n == n ? static_cast<int32_t>(n) : 0;
-    const float two_to_n = std::bit_cast<float>((whole_n + 127) << 23);
+    // A NaN x takes n = 0 (converting NaN to an integer is undefined), and r carries the NaN out.
+    const float two_to_n = std::bit_cast<float>(((n == n ? static_cast<int32_t>(n) : 0) + 127) << 23);
     return underflows ? 0.0f : exp_r * two_to_n;
 }
 
@@ -78,10 +77,8 @@ namespace tf::kernels {
 }
 
 // f64 is for gradient checks, where exactness matters more than speed.
-// max_j x_j over n values, skipping NaN; −∞ for an empty row or a row of −∞ (fully masked). The
-// select, not std::max, lets GCC keep partial maxima in vector lanes. OpenMP leaves the reduction's
-// starting value to the compiler (GCC −∞, clang the lowest finite value), so a row that reduces to
-// the lowest finite value or below is taken again one value at a time, from −∞.
+// max_j x_j, skipping NaN; −∞ for an empty or fully masked row. OpenMP's reduction starts where the
+// compiler likes (GCC −∞, clang the lowest float): a row that reduces to that is scanned again from −∞.
 template <class T>
 [[gnu::always_inline]] inline T vector_row_max(const T* x, int64_t n) {
     T largest = -std::numeric_limits<T>::infinity();
