@@ -2,8 +2,10 @@
 // the fused attention ops' cases in layers/attention/fused_op_checks.cpp), that the table covers
 // every op, and that gradcheck itself catches a wrong backward.
 #include "catch.h"
+
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "autograd/gradcheck.h"
 #include "autograd/op_checks.h"
@@ -52,7 +54,7 @@ TEST_CASE("the gradcheck table covers every op, and each case records its op", "
     }
 }
 
-TEST_CASE("gradcheck catches a wrong backward and names the worst element", "[unit]") {
+TEST_CASE("gradcheck catches a wrong backward and names the worst element, both values and the tolerance", "[unit]") {
     // y = x², but the backward claims dy/dx = x (half the truth).
     const DifferentiableFn broken = [](const std::vector<Tensor>& in) {
         const Tensor x = in[0];
@@ -63,7 +65,14 @@ TEST_CASE("gradcheck catches a wrong backward and names the worst element", "[un
     CHECK(!result.ok);
     CHECK(result.index == 2);  // the largest error is at x = 30: analytic 30·r, numeric 60·r
     CHECK(result.analytic == Approx(result.numeric / 2).epsilon(1e-6));
-    CHECK(result.message.find("MISMATCH") != std::string::npos);
+    INFO(result.message);
+    CHECK(result.message.find("MISMATCH: worst at input 0 element 2: analytic ") == 0);
+    // Its test at that element: atol + rtol·|numeric| with the defaults, numeric = 60·r for r in [½, 1½].
+    const double tolerance = GradcheckOptions{}.atol + GradcheckOptions{}.rtol * std::abs(result.numeric);
+    std::ostringstream expected;
+    expected.precision(8);
+    expected << ", numeric " << result.numeric << ", tolerance " << tolerance << " (3 elements checked)";
+    CHECK(result.message.find(expected.str()) != std::string::npos);
 }
 
 TEST_CASE("gradcheck fails where the function is not finite instead of skipping the element", "[unit]") {

@@ -45,10 +45,11 @@ struct MatmulOptions {
     bool transpose_b = false;
 };
 Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options = {});
-// x: (…, K), weight: (N, K), bias: (N) → (…, N): act(x·weightᵀ + bias), the bias and the
-// activation applied by the GEMM itself as it writes its output, not by passes over it after.
+// x: (…, K), weight: (N, K), bias: (N) → (…, N): act(x·weightᵀ + bias), the bias and the activation
+// applied by the GEMM itself as it writes its output; composed_linear: the same as matmul, add, relu.
 enum class LinearActivation { none, relu };
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation = LinearActivation::none);
+Tensor composed_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation);
 
 // ── shape (ops/shape.cpp) ────────────────────────────────────────────
 Tensor reshape(const Tensor& x, Shape shape);  // one dimension may be -1 (inferred)

@@ -145,13 +145,11 @@ Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options) {
 // ── linear ──  y = act(x·Wᵀ + b),  act = identity or ReLU        x: (…, K)  W: (N, K)  b: (N)  y: (…, N)
 // The readable form (kernels/mode.h) is the ops it fuses: matmul, add, relu — three tape entries,
 // each with its own backward.
-namespace {
 Tensor composed_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation) {
     if (x.dim() == 1) return reshape(composed_linear(reshape(x, {1, x.size(0)}), weight, bias, activation), {weight.size(0)});
     const Tensor y = add(matmul(x, weight, {.transpose_a = false, .transpose_b = true}), bias);   // x·Wᵀ + b
     return activation == LinearActivation::relu ? relu(y) : y;
 }
-}  // namespace
 
 // The fused form hands b and the ReLU to the GEMM's epilogue, so y is written once (f64, which
 // oneDNN lacks, starts every output row as b, adds x·Wᵀ into it, then applies the ReLU). Under

@@ -87,10 +87,10 @@ Tensor combined_mask(const AttentionMask& mask, const Shape& scores_shape) {
         if (rank < 3 || padding.dim() != 2 || padding.size(0) != scores_shape[0] || padding.size(1) != S)
             throw ShapeError("attention mask: key padding " + to_string(padding.shape()) + " does not fit scores " +
                              to_string(scores_shape) + " (expected (B, S))");
-        Shape keys_shape(static_cast<std::size_t>(rank), 1);  // (B, 1, …, 1, S)
+        Shape keys_shape(static_cast<std::size_t>(rank), 1);  // padding_mask_to_keys's, at the scores' rank: (B, 1, …, 1, S)
         keys_shape.front() = padding.size(0);
         keys_shape.back() = S;
-        hidden = mask_or(hidden, padding.to(DType::f32).view(keys_shape));
+        hidden = mask_or(hidden, padding_mask_to_keys(padding).view(keys_shape));
     }
     return mask_or(hidden, mask.pattern);
 }
