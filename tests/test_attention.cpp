@@ -3,6 +3,7 @@
 // and the registry building it from JSON.
 #include "catch.h"
 #include <cmath>
+#include <string>
 
 #include "attention_helpers.h"
 #include "autograd/error.h"
@@ -35,27 +36,41 @@ TEST_CASE("SDPA on a 2×2 example matches the hand computation", "[unit]") {
                                                                     (1 - w1) + 3 * w1, 2 * (1 - w1) + 4 * w1});
 }
 
+namespace {
+
+// One mask table against its expected values, the failure naming the table.
+void require_table(const std::string& table, const Tensor& mask, const std::vector<double>& expected) {
+    INFO("the " << table << " table");
+    require_values(mask, expected);
+}
+
+}  // namespace
+
 TEST_CASE("mask builders give the documented tables", "[unit][graded][A2.2]") {
     // S − T = 1: query i sits at key position i + 1.
-    require_values(causal_mask(2, 3), {0, 0, 1,
-                                       0, 0, 0});
-    require_values(sliding_window_mask(4, 4, 2, false), {0, 0, 1, 1,
-                                                         0, 0, 0, 1,
-                                                         1, 0, 0, 0,
-                                                         1, 1, 0, 0});
-    require_values(sliding_window_mask(4, 4, 2, true), {0, 1, 1, 1,
-                                                        0, 0, 1, 1,
-                                                        1, 0, 0, 1,
-                                                        1, 1, 0, 0});
+    require_table("causal mask, causal_mask(2, 3),", causal_mask(2, 3), {0, 0, 1,
+                                                                      0, 0, 0});
+    require_table("sliding-window mask, sliding_window_mask(4, 4, 2, false),", sliding_window_mask(4, 4, 2, false),
+                  {0, 0, 1, 1,
+                   0, 0, 0, 1,
+                   1, 0, 0, 0,
+                   1, 1, 0, 0});
+    require_table("causal sliding-window mask, sliding_window_mask(4, 4, 2, true),", sliding_window_mask(4, 4, 2, true),
+                  {0, 1, 1, 1,
+                   0, 0, 1, 1,
+                   1, 0, 0, 1,
+                   1, 1, 0, 0});
     // local window 1 (itself), stride 3, one global token: key 0 seen by all, query 0 sees all.
-    require_values(strided_sparse_mask(5, 5, 1, 3, 1), {0, 0, 0, 0, 0,
-                                                        0, 0, 1, 1, 0,
-                                                        0, 1, 0, 1, 1,
-                                                        0, 1, 1, 0, 1,
-                                                        0, 0, 1, 1, 0});
+    require_table("strided sparse mask, strided_sparse_mask(5, 5, 1, 3, 1),", strided_sparse_mask(5, 5, 1, 3, 1),
+                  {0, 0, 0, 0, 0,
+                   0, 0, 1, 1, 0,
+                   0, 1, 0, 1, 1,
+                   0, 1, 1, 0, 1,
+                   0, 0, 1, 1, 0});
     const Tensor keys = padding_mask_to_keys(test::padding_mask(3, {0, 2}));
+    INFO("the padding mask, padding_mask_to_keys of items with 3 and 1 real keys of 3: (B, 1, 1, S)");
     CHECK(keys.shape() == Shape{2, 1, 1, 3});
-    require_values(keys, {0, 0, 0, 0, 1, 1});
+    require_table("padding mask", keys, {0, 0, 0, 0, 1, 1});
 }
 
 TEST_CASE("masks combine by logical or, broadcasting", "[unit]") {

@@ -4,6 +4,7 @@
 // carry their task's tag where they live (test_attention.cpp, test_recurrent.cpp, …).
 #include "catch.h"
 
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -43,8 +44,8 @@ TEST_CASE("A1.1 softmax's backward matches central differences in f64, rows of 1
         INFO(cols << " columns");
         const GradcheckResult result = gradcheck([](const std::vector<Tensor>& in) { return softmax(in[0]); },
                                                  {random_f64({3, cols}, 11)});
-        CHECK(result.ok);
         INFO(result.message);
+        CHECK(result.ok);
     }
 }
 
@@ -78,16 +79,19 @@ TEST_CASE("A1.2 GELU's derivative by hand: ½ at 0, Φ(1) + φ(1) at 1, → 1 an
 
 // ── A1.3 matmul's backward ───────────────────────────────────────────────────
 TEST_CASE("A1.3 matmul's backward matches central differences in every layout and with a shared B", "[gradcheck][graded][A1.3]") {
-    for (const bool ta : {false, true})
-        for (const bool tb : {false, true}) {
-            INFO("transpose_a " << ta << ", transpose_b " << tb);
-            const Tensor a = random_f64(ta ? Shape{2, 4, 3} : Shape{2, 3, 4}, 6);
-            const Tensor b = random_f64(tb ? Shape{2, 5, 4} : Shape{2, 4, 5}, 7);
-            const GradcheckResult result = gradcheck(
-                [=](const std::vector<Tensor>& in) { return matmul(in[0], in[1], {.transpose_a = ta, .transpose_b = tb}); }, {a, b});
-            INFO(result.message);
-            CHECK(result.ok);
-        }
+    // op(A) (M, K) · op(B) (K, N), with M, K, N apart and all equal: square matrices keep every
+    // gradient's shape right even when a transpose flag is ignored, so only their values show it.
+    for (const auto& [M, K, N] : {std::array<int64_t, 3>{3, 4, 5}, std::array<int64_t, 3>{3, 3, 3}})
+        for (const bool ta : {false, true})
+            for (const bool tb : {false, true}) {
+                INFO("(" << M << " × " << K << ")·(" << K << " × " << N << "), transpose_a " << ta << ", transpose_b " << tb);
+                const Tensor a = random_f64(ta ? Shape{2, K, M} : Shape{2, M, K}, 6);
+                const Tensor b = random_f64(tb ? Shape{2, N, K} : Shape{2, K, N}, 7);
+                const GradcheckResult result = gradcheck(
+                    [=](const std::vector<Tensor>& in) { return matmul(in[0], in[1], {.transpose_a = ta, .transpose_b = tb}); }, {a, b});
+                INFO(result.message);
+                CHECK(result.ok);
+            }
     // (2, 3, 4)·(4, 5): one B for the whole batch, its gradient summed over the batch.
     const GradcheckResult shared = gradcheck([](const std::vector<Tensor>& in) { return matmul(in[0], in[1]); },
                                              {random_f64({2, 3, 4}, 8), random_f64({4, 5}, 9)});
@@ -95,14 +99,32 @@ TEST_CASE("A1.3 matmul's backward matches central differences in every layout an
     CHECK(shared.ok);
 }
 
-TEST_CASE("A1.3 matmul's backward by hand: dA = dC·Bᵀ and dB = Aᵀ·dC on 2 × 2 matrices", "[unit][graded][A1.3]") {
+TEST_CASE("A1.3 matmul's backward by hand on 2 × 2 matrices in every layout: dA = dC·Bᵀ and dB = Aᵀ·dC untransposed", "[unit][graded][A1.3]") {
+    // C = op(A)·op(B): d op(A) = dC·op(B)ᵀ and d op(B) = op(A)ᵀ·dC, transposed back for an operand that was.
     const Tensor A = f64({1, 2, 3, 4}, {2, 2}), B = f64({5, 6, 7, 8}, {2, 2}), dC = f64({1, 0, 0, 2}, {2, 2});
-    Tensor a = A.clone(), b = B.clone();
-    a.set_requires_grad(true), b.set_requires_grad(true);
-    Tape::current().clear();
-    Tape::current().backward(sum(matmul(a, b) * dC));
-    require_values(a.grad(), {5, 7, 12, 16});   // dC·Bᵀ = [[1,0],[0,2]]·[[5,7],[6,8]]
-    require_values(b.grad(), {1, 6, 2, 8});     // Aᵀ·dC = [[1,3],[2,4]]·[[1,0],[0,2]]
+    struct Layout {
+        bool ta, tb;
+        std::vector<double> dA, dB;
+    };
+    const Layout layouts[] = {
+        {false, false, {5, 7, 12, 16}, {1, 6, 2, 8}},   // dA = dC·Bᵀ,    dB = Aᵀ·dC
+        {true, false, {5, 12, 7, 16}, {1, 4, 3, 8}},    // dA = B·dCᵀ,    dB = A·dC
+        {false, true, {5, 6, 14, 16}, {1, 2, 6, 8}},    // dA = dC·B,     dB = dCᵀ·A
+        {true, true, {5, 14, 6, 16}, {1, 3, 4, 8}},     // dA = Bᵀ·dCᵀ,   dB = dCᵀ·Aᵀ
+    };
+    for (const Layout& layout : layouts) {
+        INFO("transpose_a " << layout.ta << ", transpose_b " << layout.tb);
+        Tensor a = A.clone(), b = B.clone();
+        a.set_requires_grad(true), b.set_requires_grad(true);
+        Tape::current().clear();
+        Tape::current().backward(sum(matmul(a, b, {.transpose_a = layout.ta, .transpose_b = layout.tb}) * dC));
+        {
+            INFO("dA");
+            require_values(a.grad(), layout.dA);
+        }
+        INFO("dB");
+        require_values(b.grad(), layout.dB);
+    }
 }
 
 // ── A2.1 scaled dot-product attention weights ────────────────────────────────
@@ -140,3 +162,32 @@ TEST_CASE("A2.1 attention weights: rows on the simplex, a hidden key weighs exac
     for (int64_t i = 0; i < 3; ++i)
         for (int64_t j = 0; j < 6; ++j) CHECK(alone.at({0, 0, i, j}) == Approx(A.at({0, 1, i, j})).epsilon(1e-12));
 }
+
+TEST_CASE("A2.1 a hidden key weighs exactly 0 at any scale of the scores, every seen score below −1e9 included", "[property][graded][A2.1]") {
+    // A hidden score is −∞, and exp(−∞) = 0 whatever the seen scores are. A large negative stand-in
+    // such as −1e9 is not: when every seen score of a row is below it, the hidden keys take the row.
+    // Q > 0 and K < 0, so every score Q·Kᵀ/τ lies in [−2, −½]·scale (D = 4, τ = 2).
+    Rng rng(14);
+    const Tensor Q = Tensor::uniform({2, 3, 4}, 0.5, 1, rng, DType::f64), K = Tensor::uniform({2, 5, 4}, -1, -0.5, rng, DType::f64);
+    // Query i sees keys 0 … i + 1 (a pattern, not the causal mask, which is A2.2's): key 4 is hidden from all.
+    std::vector<double> hidden(3 * 5, 0.0);
+    for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = i + 2; j < 5; ++j) hidden[i * 5 + j] = 1;
+    for (const double scale : {1.0, 1e6, 1e10, 1e12}) {
+        INFO("scores in [−2, −½]·" << scale);
+        const Tensor A = attention_weights(Q * scale, K, {.pattern = Tensor::from_data(hidden, {3, 5})});
+        REQUIRE(A.shape() == Shape{2, 3, 5});
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t i = 0; i < 3; ++i) {
+                double row = 0;
+                for (int64_t j = 0; j < 5; ++j) {
+                    row += A.at({b, i, j});
+                    INFO("batch " << b << ", query " << i << ", key " << j);
+                    if (j > i + 1) CHECK(A.at({b, i, j}) == 0);
+                }
+                INFO("batch " << b << ", query " << i << ": the row's sum");
+                CHECK(row == Approx(1).epsilon(1e-12));
+            }
+    }
+}
+

@@ -77,7 +77,7 @@ TEST_CASE("GRUCell follows PyTorch's equations, r inside the hidden term with it
     REQUIRE_FALSE(next.c.defined());
 }
 
-TEST_CASE("GRUCell: the new state stays in (−1, 1) from a state there, and an update gate held open keeps h", "[property][graded][A3.1]") {
+TEST_CASE("GRUCell: the new state stays in (−1, 1) from a state there, an update gate held open keeps h, one held shut gives n", "[property][graded][A3.1]") {
     Rng rng(4);
     GRUCell cell(3, 5, std::nullopt, rng, DType::f64);
     const Tensor x = Tensor::uniform({2, 3}, -4, 4, rng, DType::f64), h = Tensor::uniform({2, 5}, -1, 1, rng, DType::f64);
@@ -92,7 +92,27 @@ TEST_CASE("GRUCell: the new state stays in (−1, 1) from a state there, and an 
     for (int64_t j = 5; j < 10; ++j) bias.set({j}, 40.0);
     parameters["bias_ih"] = bias;
     cell.load_state_dict(parameters);
-    test::require_values(cell.step(x, {h, Tensor()}).h, h.to_vector(), 1e-12);
+    {
+        INFO("update gate held open: h' = h");
+        test::require_values(cell.step(x, {h, Tensor()}).h, h.to_vector(), 1e-12);
+    }
+    // Held shut instead, the bias at −40 (z = σ(≤ −30) is 0 to within 1e-13), with W_hh = 0 and b_hh = 0:
+    // h' = n = tanh(W_in x + b_in) (rows 2H … 3H − 1), the candidate from x alone, whatever h was.
+    for (int64_t j = 5; j < 10; ++j) bias.set({j}, -40.0);
+    parameters["bias_ih"] = bias;
+    parameters["weight_hh"] = Tensor::zeros({15, 5}, DType::f64);
+    parameters["bias_hh"] = Tensor::zeros({15}, DType::f64);
+    cell.load_state_dict(parameters);
+    const Tensor W_ih = parameters.at("weight_ih");
+    std::vector<double> candidate;
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t j = 0; j < 5; ++j) {
+            double pre_activation = bias.at({10 + j});
+            for (int64_t i = 0; i < 3; ++i) pre_activation += W_ih.at({10 + j, i}) * x.at({b, i});
+            candidate.push_back(std::tanh(pre_activation));
+        }
+    INFO("update gate held shut, W_hh = 0, b_hh = 0: h' = n = tanh(W_in x + b_in)");
+    test::require_values(cell.step(x, {h, Tensor()}).h, candidate, 1e-12);
 }
 
 TEST_CASE("LSTMCell follows the i, f, g, o equations", "[unit]") {
