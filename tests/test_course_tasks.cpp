@@ -1,7 +1,8 @@
 // The graded tests of the course's tasks (course/tasks.tsv, docs/course/) that no other test file
 // holds: each is tagged with its task and reads only that task's code, so a student's work on one
 // task is graded by its own tests whatever the other tasks' state. The rest of the graded tests
-// carry their task's tag where they live (test_attention.cpp, test_recurrent.cpp, …).
+// carry their task's tag where they live (test_attention.cpp, test_recurrent.cpp, …). The
+// capstones (A6) are the exception: each trains models on every task it needs.
 #include "catch.h"
 
 #include <array>
@@ -14,6 +15,10 @@
 #include "autograd/tape.h"
 #include "helpers.h"
 #include "layers/attention/scaled_dot_product.h"
+#include "run_helpers.h"
+#include "source_paths.h"
+#include "train/run_config.h"
+#include "train/trainer.h"
 
 using namespace tf;
 using test::f64;
@@ -191,3 +196,42 @@ TEST_CASE("A2.1 a hidden key weighs exactly 0 at any scale of the scores, every 
     }
 }
 
+// ── A6 capstones: models trained on the student's own code ──────────────────
+namespace {
+
+// A run of configs/<name>.json with `overrides`, on one thread, evaluated once at its end:
+// its validation token accuracy.
+double validation_accuracy(const std::string& name, std::vector<std::string> overrides) {
+    overrides.insert(overrides.begin(), {"threads=1", "train.eval_every=0", "train.checkpoint_every=0"});
+    const test::TempDir dir("tapeformer-capstone");
+    const train::RunConfig config = train::load_run_config(std::string(TF_SOURCE_DIR) + "/configs/" + name + ".json", overrides);
+    return train::train(config, {.run_dir = dir.path(), .quiet = true}).valid.token_accuracy;
+}
+
+}  // namespace
+
+TEST_CASE("A6.1 the copy transformer, on your backwards, attention and masks, reaches 99% validation token accuracy in 300 steps",
+          "[integration][graded][A6.1]") {
+    // Its feed-forward layers on GELU rather than the config's ReLU, so that every A1 backward trains it.
+    const double accuracy = validation_accuracy("copy_transformer", {"train.max_steps=300", "optimizer.schedule.warmup_steps=50",
+                                                                     "model.activation=gelu"});
+    INFO("validation token accuracy " << accuracy);
+    CHECK(accuracy >= 0.99);
+}
+
+TEST_CASE("A6.2 on recall, your GRU with your additive attention beats your GRU alone by a quarter of the tokens, on each of 3 seeds",
+          "[integration][graded][A6.2]") {
+    // configs/recall_gru.json made small: 4 keys among 12 to 20 symbols, 200 steps. A GRU alone must
+    // carry the pairs in its state to the end and recalls about 27%; with attention it looks them up (≈ 100%).
+    const std::vector<std::string> small = {"model.hidden_size=32", "model.embedding_size=16", "data.min_length=12",
+                                            "data.max_length=20", "data.keys=4", "data.train_size=3000", "train.max_steps=200"};
+    for (const int seed : {1, 2, 3}) {
+        std::vector<std::string> gru = small, attention = small;
+        gru.push_back("seed=" + std::to_string(seed));
+        attention.push_back("seed=" + std::to_string(seed));
+        attention.push_back("model.attention=additive");
+        const double alone = validation_accuracy("recall_gru", gru), attending = validation_accuracy("recall_gru", attention);
+        INFO("seed " << seed << ": validation token accuracy " << alone << " alone, " << attending << " with attention");
+        CHECK(attending - alone >= 0.25);
+    }
+}
