@@ -9,6 +9,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import lzma
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ import subprocess
 import tarfile
 import tempfile
 import zipfile
+import zlib
 import xml.etree.ElementTree as ElementTree
 
 import course_sandbox as sandbox
@@ -79,6 +81,13 @@ def _safe_member(name):
 def _unpack(archive, into):
     """The region files of an archive (zip or tar), written into `into`; a member that is a link, a
     special file or a path outside refuses the archive, named."""
+    try:
+        _unpack_members(archive, into)
+    except (zipfile.BadZipFile, EOFError, zlib.error, lzma.LZMAError) as error:   # a member cut short or corrupt
+        raise KitError(f"{archive}: a damaged archive ({error})")
+
+
+def _unpack_members(archive, into):
     wanted, strange, members = set(region_files()), [], []
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as z:
@@ -101,7 +110,8 @@ def _unpack(archive, into):
                     members.append((path, info.size, lambda info=info: t.extractfile(info)))
             _copy_members(members, strange, wanted, into, archive)
     except tarfile.TarError as error:
-        raise KitError(f"{archive}: neither a folder, a zip nor a tar archive ({error})")
+        detail = str(error).splitlines()[0].rstrip(":")   # tarfile's first line, less its list of tries
+        raise KitError(f"{archive}: not a zip or tar archive that can be read ({detail})")
 
 
 def _copy_members(members, strange, wanted, into, archive):
