@@ -27,7 +27,7 @@ std::shared_ptr<SequenceModel> rnn_model(std::optional<std::string> attention, b
     options.embedding_size = 5, options.hidden_size = 6, options.num_layers = layers;
     options.bidirectional_encoder = bidirectional;
     options.attention = attention;
-    ModelBuildContext build{.vocab_size = 10, .seed = 3};
+    ModelBuildContext build{.vocab_size = 10, .seed = 3, .dropout_rng = nullptr};
     return std::make_shared<RnnSeq2Seq>(options, build);
 }
 
@@ -35,7 +35,7 @@ std::shared_ptr<SequenceModel> transformer_model() {
     TransformerOptions options;
     options.d_model = 8, options.heads = 2, options.encoder_layers = 1, options.decoder_layers = 1;
     options.dropout = 0.0;
-    ModelBuildContext build{.vocab_size = 10, .max_length = 16, .seed = 3};
+    ModelBuildContext build{.vocab_size = 10, .max_length = 16, .seed = 3, .dropout_rng = nullptr};
     return std::make_shared<TransformerSeq2Seq>(options, build);
 }
 

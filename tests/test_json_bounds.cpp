@@ -111,7 +111,7 @@ TEST_CASE("describe shows a value briefly and never walks or dumps a deep one", 
     CHECK(describe(Json::parse("[1,2,3,4,5]")) == "a list of 5");
     CHECK(describe(Json::parse("[[1]]")) == "a list of 1");
     CHECK(describe(Json::parse(R"({"a": 1})")) == "an object");
-    CHECK(describe(Json(std::string(100, 'x'))) == "\"" + std::string(60, 'x') + "\"… (100 bytes)");
+    CHECK(describe(Json(std::string(100, 'x'))) == std::string("\"").append(60, 'x').append("\"… (100 bytes)"));
     CHECK(describe(Json(std::string("a\xff"))) == "\"a\xef\xbf\xbd\"");  // U+FFFD for the bad byte
 }
 

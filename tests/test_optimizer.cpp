@@ -207,8 +207,9 @@ TEST_CASE("adam's one pass over every parameter's blocks equals one update per p
     NamedParameters fused_parameters, reference_parameters;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
         const Tensor start = Tensor::normal({sizes[i].first}, 0, 1, rng, sizes[i].second);
-        fused_parameters.emplace_back("p" + std::to_string(i), start.clone().set_requires_grad());
-        reference_parameters.emplace_back("p" + std::to_string(i), start.clone().set_requires_grad());
+        const std::string name = std::string("p").append(std::to_string(i));   // not "p" + …: g++ 12 warns -Wrestrict there, wrongly
+        fused_parameters.emplace_back(name, start.clone().set_requires_grad());
+        reference_parameters.emplace_back(name, start.clone().set_requires_grad());
     }
     AdamW fused(fused_parameters, {.weight_decay = 0.1}), reference(reference_parameters, {.weight_decay = 0.1});
     for (int step = 0; step < 3; ++step) {

@@ -126,7 +126,7 @@ TEST_CASE("a registry gru layer is the GRU class: same parameters from the same 
     Rng registry_rng(9), class_rng(9);
     const auto from_registry = builtin_layers().create({{"type", "gru"}, {"hidden_size", 5}, {"num_layers", 2}}, "model.block",
                                                        {.width = 4, .init_rng = &registry_rng});
-    GRU direct(RecurrentOptions{.input_size = 4, .hidden_size = 5, .num_layers = 2}, class_rng);
+    GRU direct(RecurrentOptions{.input_size = 4, .hidden_size = 5, .num_layers = 2, .init = std::nullopt}, class_rng);
     const auto expected = direct.state_dict();
     REQUIRE(from_registry->state_dict().size() == expected.size());
     for (const auto& [name, tensor] : from_registry->state_dict()) CHECK(tensor.to_vector() == expected.at(name).to_vector());
