@@ -65,7 +65,7 @@ void load_config(std::string_view bytes) {
 // The model whose checkpoints the safetensors target loads: fuzz/tiny_transformer.json, whose
 // 2-step run gives the seed checkpoint (scripts/fuzz.sh).
 const train::RunConfig& tiny_config() {
-    static const train::RunConfig config = train::load_run_config(TF_SOURCE_DIR "/fuzz/tiny_transformer.json", {});
+    static const train::RunConfig config = train::load_run_config(std::string(TF_SOURCE_DIR) + "/fuzz/tiny_transformer.json", {});
     return config;
 }
 
