@@ -82,7 +82,6 @@ GradcheckResult gradcheck(const DifferentiableFn& fn, const std::vector<Tensor>&
     result.ok = result.worst_excess <= 0;
     std::ostringstream text;
     text.precision(8);
-    // The worst element: both values, and the test it passed or failed, |analytic − numeric| ≤ atol + rtol·|numeric|.
     if (result.checked == 0) text << "no elements to check";
     else text << (result.ok ? "ok" : "MISMATCH") << ": worst at input " << result.input << " element " << result.index
               << ": analytic " << result.analytic << ", numeric " << result.numeric << ", tolerance "

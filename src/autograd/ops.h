@@ -49,7 +49,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, MatmulOptions options = {});
 // applied by the GEMM itself as it writes its output; composed_linear: the same as matmul, add, relu.
 enum class LinearActivation { none, relu };
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation = LinearActivation::none);
-Tensor composed_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation);
+Tensor composed_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, LinearActivation activation = LinearActivation::none);
 
 // ── shape (ops/shape.cpp) ────────────────────────────────────────────
 Tensor reshape(const Tensor& x, Shape shape);  // one dimension may be -1 (inferred)

@@ -31,7 +31,6 @@ private:
 //   y = x·[W_1; …; W_n]ᵀ + [b_1; …; b_n]      x: (…, in)   y: (…, out_1 + … + out_n)
 // The weights are stacked on every call (a copy of the weights, not of the activations), so each
 // layer keeps its own parameters and names. Every layer has a bias, or none does.
-Tensor stacked_linear(const Tensor& x, const std::vector<const Linear*>& layers,
-                      LinearActivation activation = LinearActivation::none);
+Tensor stacked_linear(const Tensor& x, const std::vector<const Linear*>& layers);
 
 }  // namespace tf
