@@ -194,10 +194,10 @@ def region_files(root=ROOT):
     return found
 
 
-def student_files(keep=(), patches=(), solutions=None, tasks=None):
+def student_files(keep=(), patches=(), solutions=None):
     """{path: bytes}: the whole student tree, every file as the kit writes it. `solutions`:
     {path: {(task, n): lines}} puts a submission's regions in place of the stubs."""
-    tasks = tasks or read_tasks(ROOT)
+    tasks = read_tasks(ROOT)
     unknown = [task for task in keep if task not in tasks]
     if unknown:
         raise KitError(f"--keep {unknown[0]}: no such task in course/tasks.tsv")
@@ -254,10 +254,10 @@ def changed_files(out, files):
     return sorted(changed)
 
 
-def write_student_tree(out, keep=(), patches=(), solutions=None, repository=True, quiet=False):
+def write_student_tree(out, keep=(), patches=(), quiet=False):
     """Writes the student tree into `out`: a new or empty folder, or a student tree that holds
     exactly what the kit writes (anything else there is a student's work, and is refused)."""
-    files = student_files(keep, patches, solutions)
+    files = student_files(keep, patches)
     out = os.path.abspath(out)
     if out == ROOT or out.startswith(ROOT + os.sep):
         raise KitError(f"{out}: the student tree goes outside this tree (say ../student)")
@@ -276,7 +276,7 @@ def write_student_tree(out, keep=(), patches=(), solutions=None, repository=True
         write_if_changed(os.path.join(out, path), data)
         if os.path.isfile(os.path.join(ROOT, path)) and os.access(os.path.join(ROOT, path), os.X_OK):
             os.chmod(os.path.join(out, path), 0o755)
-    if repository and not os.path.isdir(os.path.join(out, ".git")):
+    if not os.path.isdir(os.path.join(out, ".git")):
         make_repository(out)
     if not quiet:
         written = written_tasks(read_tasks(ROOT))
