@@ -3,8 +3,9 @@
 #
 # Executes a notebook of docs/notebooks/ headless, as a reader's Jupyter would, with Debian's
 # `jupyter nbconvert --execute` (jupyter-nbconvert and python3-ipykernel, which scripts/test.sh
-# installs): any cell that raises fails the test, and so does a run past the notebook's time budget
-# of 3 minutes. The kernel is PYTHON, the interpreter the module was built for, named through a
+# installs): any cell that raises fails the test. It prints how long the notebook took, and holds
+# no timing to a limit (the suite runs beside other tests, on machines of any speed): a cell still
+# running after 10 minutes is a hang, and fails it. The kernel is PYTHON, the interpreter the module was built for, named through a
 # kernel spec of its own in a temporary JUPYTER_PATH with PYTHONPATH=MODULE_DIR: never whatever
 # "python3" kernel this machine has (a pyenv or venv one could not load the module); the kernel
 # writes down which interpreter it is, and that is checked. The executed copy and the notebook's
@@ -14,7 +15,7 @@ set -euo pipefail
 python=$1
 module_dir=$2
 notebook=$3
-budget_seconds=180
+hang_seconds=600
 
 work=$(mktemp -d /tmp/tapeformer-notebook.XXXXXX)
 trap '[ -n "${TF_KEEP_NOTEBOOK:-}" ] && cp "$work/executed.ipynb" "$TF_KEEP_NOTEBOOK"; rm -rf "$work"' EXIT
@@ -40,7 +41,7 @@ PY
 
 started=$(date +%s)
 "$python" -m nbconvert --to notebook --execute --ExecutePreprocessor.kernel_name=tapeformer \
-    --ExecutePreprocessor.timeout=$budget_seconds --output-dir "$work" --output executed.ipynb "$notebook"
+    --ExecutePreprocessor.timeout=$hang_seconds --output-dir "$work" --output executed.ipynb "$notebook"
 seconds=$(($(date +%s) - started))
 kernel=$(cat "$work/kernel-python" 2>/dev/null || echo "(none recorded)")
 [ "$(realpath "$kernel")" = "$(realpath "$python")" ] || { echo "error: the kernel ran $kernel, not $python" >&2; exit 1; }
@@ -62,5 +63,4 @@ if problems:
     sys.exit("error: " + "; ".join(problems))
 print(f"{len(code)} code cells ran without an error, drawing {images} figures")
 PY
-echo "the notebook ran in ${seconds} s (budget ${budget_seconds} s)"
-[ "$seconds" -le "$budget_seconds" ] || { echo "error: over the budget" >&2; exit 1; }
+echo "the notebook ran in ${seconds} s"
