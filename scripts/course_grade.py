@@ -26,6 +26,7 @@ from course_tree import (BUILD_OUTPUTS, ROOT, KitError, read_tasks, region_files
                          student_files, write_if_changed)
 
 HIDDEN_TESTS = "course/teacher/hidden"
+BUILD_INSIDE = sandbox.INSIDE + "/src/build"   # the grading build, where the kit has build/
 MAX_REGION_FILE = 4 << 20      # a source file with a region larger than this is not read
 MAX_SUBMISSION_ENTRIES = 200_000
 TEST_CASE = re.compile(r'TEST_CASE\(\s*"((?:[^"\\]|\\.)*)"\s*,\s*"([^"]*)"', re.S)
@@ -206,15 +207,23 @@ class GradingTree:
         self.work, self.limits = os.path.abspath(work), limits
         self.tree, self.build = os.path.join(self.work, "tree"), os.path.join(self.work, "build")
 
-    def write(self, solutions):
-        """The kit's student tree with the submission's regions, and the hidden tests, in place;
-        unchanged files keep their times, so the build recompiles only what changed."""
+    @staticmethod
+    def files(solutions):
+        """{path: bytes}: the kit's student tree with these regions in place, and the hidden tests."""
         files = student_files(solutions=solutions)
         hidden = os.path.join(ROOT, HIDDEN_TESTS)
         if os.path.isdir(hidden):
             for name in sorted(os.listdir(hidden)):
                 with open(os.path.join(hidden, name), "rb") as f:
                     files[f"{HIDDEN_TESTS}/{name}"] = f.read()
+        return files
+
+    def write(self, solutions):
+        """The grading tree with the submission's regions in place."""
+        self.write_files(self.files(solutions))
+
+    def write_files(self, files):
+        """Unchanged files keep their times, so the build recompiles only what changed."""
         for path, data in files.items():
             write_if_changed(os.path.join(self.tree, path), data)
         for parent, _, names in os.walk(self.tree):   # what an earlier grade wrote and this one lacks
@@ -224,6 +233,7 @@ class GradingTree:
                     os.remove(os.path.join(parent, name))
         for path in ("scripts/setup.sh",):
             os.chmod(os.path.join(self.tree, path), 0o755)
+        os.makedirs(os.path.join(self.tree, "build"), exist_ok=True)   # where the sandbox mounts the build
 
     def prepare(self, log_path):
         """Outside the sandbox, with the kit's own scripts: the packages and the generated data."""
@@ -237,15 +247,51 @@ class GradingTree:
         os.makedirs(os.path.join(self.build, "Testing"), exist_ok=True)
         sandbox.give_to_sandbox_user(os.path.join(self.build, "Testing"))
 
-    def compile(self, log_path):
-        """Builds the test binary in the sandbox: whether it built, and what the build printed."""
+    def prime(self, log_path):
+        """Once per kit, before any submission's code: the grading tree with the kit's own regions
+        (the teacher's code, trusted) is built in the sandbox with the grader's compiler cache
+        mounted read-only. Every file that no region changes, nearly all of them, then comes from
+        the objects the teacher's own build (scripts/test.sh) left there, instead of being compiled
+        again: the build sits inside the tree as build/ does in the kit, so the relative paths the
+        cache keys hold are the kit's. A submission's build never sees the cache."""
+        kit = self.files(read_regions(ROOT, read_tasks(ROOT))[0])
+        digest = hashlib.sha256(b"".join(hashlib.sha256(path.encode() + b"\0" + data).digest()
+                                         for path, data in sorted(kit.items()))).hexdigest()
+        stamp = os.path.join(self.work, "primed")   # the grader's, outside what the sandbox writes
+        if os.path.isfile(stamp) and os.path.isfile(os.path.join(self.build, "build.ninja")):
+            with open(stamp, encoding="utf-8") as f:
+                if f.read() == digest:
+                    return
+        self.write_files(kit)
+        cache_file = os.path.join(self.build, "CMakeCache.txt")
+        if os.path.isfile(cache_file):   # a build made by an earlier grader at another path is started afresh
+            with open(cache_file, encoding="utf-8", errors="replace") as f:
+                if f"CMAKE_CACHEFILE_DIR:INTERNAL={BUILD_INSIDE}\n" not in f.read():
+                    shutil.rmtree(self.build)
+        self.prepare(log_path)
+        cache = subprocess.run(["ccache", "-k", "cache_dir"], capture_output=True, text=True).stdout.strip() \
+            if shutil.which("ccache") else ""
+        if not (cache and os.path.isdir(cache)):
+            built, _ = self.compile(log_path)
+        else:
+            built, _ = self.compile(log_path, cache={"CCACHE_DIR": sandbox.INSIDE + "/ccache", "CCACHE_READONLY": "true",
+                                                     "CCACHE_NOSTATS": "true", "CCACHE_TEMPDIR": "/tmp"},
+                                    read_only=[(cache, sandbox.INSIDE + "/ccache")])
+        if not built:
+            raise KitError(f"the kit's own grading tree does not build (the log: {log_path})")
+        with open(stamp, "w", encoding="utf-8") as f:
+            f.write(digest)
+
+    def compile(self, log_path, cache=None, read_only=()):
+        """Builds the test binary in the sandbox: whether it built, and what the build printed.
+        cache: the compiler cache's settings, for prime() alone."""
         start = os.path.getsize(log_path)
-        # No compiler cache: one a submission could write would hand its objects to the next grade.
-        # The grading build itself is the cache: the next grade recompiles only what changed.
-        environment = {"CMAKE_BUILD_PARALLEL_LEVEL": os.cpu_count() or 1, "CCACHE_DISABLE": "1"}
-        script = f'source scripts/setup.sh && tf_build {sandbox.INSIDE}/build -DTF_TESTS=ON -- tapeformer_tests'
-        status = sandbox.run(["bash", "-c", script], self.tree, self.limits.build_seconds, log_path,
-                             writable=[(self.build, sandbox.INSIDE + "/build")], environment=environment, limits=self.limits)
+        # No compiler cache for a submission: one it could write would hand its objects to the next
+        # grade. The grading build itself is the cache: the next grade recompiles only what changed.
+        environment = {"CMAKE_BUILD_PARALLEL_LEVEL": os.cpu_count() or 1, **(cache or {"CCACHE_DISABLE": "1"})}
+        script = f'source scripts/setup.sh && tf_build {BUILD_INSIDE} -DTF_TESTS=ON -- tapeformer_tests'
+        status = sandbox.run(["bash", "-c", script], self.tree, self.limits.build_seconds, log_path, read_only=read_only,
+                             writable=[(self.build, BUILD_INSIDE)], environment=environment, limits=self.limits)
         with open(log_path, encoding="utf-8", errors="replace") as f:
             f.seek(start)
             return status == 0, f.read()
@@ -256,9 +302,9 @@ class GradingTree:
         junit = f"{sandbox.INSIDE}/results/junit.xml"
         ctest = ["ctest", "-L", f"^{re.escape(task)}$", "--timeout", str(self.limits.test_seconds),
                  "-j", str(os.cpu_count() or 1), "--output-junit", junit]
-        sandbox.run(ctest, self.tree, self.limits.task_seconds, log_path, cwd=sandbox.INSIDE + "/build",
-                    read_only=[(self.build, sandbox.INSIDE + "/build")],
-                    writable=[(os.path.join(self.build, "Testing"), sandbox.INSIDE + "/build/Testing"),
+        sandbox.run(ctest, self.tree, self.limits.task_seconds, log_path, cwd=BUILD_INSIDE,
+                    read_only=[(self.build, BUILD_INSIDE)],
+                    writable=[(os.path.join(self.build, "Testing"), BUILD_INSIDE + "/Testing"),
                               (results_folder, sandbox.INSIDE + "/results")],
                     environment={"OMP_NUM_THREADS": 1}, limits=self.limits,   # a test has no reason to read them:
                     masked=[f"{sandbox.INSIDE}/src/{HIDDEN_TESTS}"] if os.path.isdir(os.path.join(self.tree, HIDDEN_TESTS)) else [])
@@ -369,6 +415,7 @@ def grade(submission, out, work=None, limits=None, quiet=False):
                 f.write(f"── {task} ({path}, region {n}) ──\n" + "\n".join(lines) + "\n")
     with locked(work):
         grading = GradingTree(work, limits)
+        grading.prime(build_log)
         grading.write(solutions)
         grading.prepare(build_log)
         (built, printed), uncompiled = grading.compile(build_log), {}
