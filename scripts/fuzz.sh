@@ -2,7 +2,7 @@
 # scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all targets, 60 seconds each)
 #
 # Builds the libFuzzer harnesses (fuzz/, in the clang ASan + UBSan build build-san/) and
-# runs each TARGET (config, safetensors, data, run_dir) for SECONDS from its corpus: seeds made
+# runs each TARGET (config, safetensors, data, run_dir) for SECONDS from its corpus, one a core: seeds made
 # from the shipped configs, the sample data and a real 2-step checkpoint, the saved regressions,
 # and what earlier runs found (build-san/corpus/, kept between runs). Dictionaries of config
 # keys, safetensors dtypes and metadata keys, and data tokens are in fuzz/*.dict. A crash, a hang, a wrong exception or an out-of-proportion
@@ -70,29 +70,42 @@ already_saved() {
     return 1
 }
 
-found=0
-for target in "${targets[@]}"; do
-    corpus="$build_dir/corpus/$target"
-    regressions="$TF_ROOT/tests/fuzz-regressions/$target"
-    artifacts="$build_dir/artifacts/$target"
+# fuzz TARGET: one harness for $seconds from its corpus, its output in build-san/fuzz-TARGET.log and
+# its exit status in build-san/fuzz-TARGET.status.
+fuzz() {
+    local target=$1 corpus="$build_dir/corpus/$1" regressions="$TF_ROOT/tests/fuzz-regressions/$1"
+    local artifacts="$build_dir/artifacts/$1" dict="$build_dir/$1.dict" status=0
     mkdir -p "$corpus" "$artifacts"
     # A run directory holds a config and a checkpoint: its dictionary is both of theirs.
-    dict="$build_dir/$target.dict"
     case $target in
         run_dir) cat "$TF_ROOT/fuzz/config.dict" "$TF_ROOT/fuzz/safetensors.dict" >"$dict" ;;
         *) cp "$TF_ROOT/fuzz/$target.dict" "$dict" ;;
     esac
-    echo "==> fuzzing $target for ${seconds}s"
-    log="$build_dir/fuzz-$target.log"
-    set +e
     "$build_dir/fuzz/fuzz_$target" "$corpus" "$seeds/$target" "$regressions" -dict="$dict" \
         -max_total_time="$seconds" -timeout=$FUZZ_TIMEOUT_S -rss_limit_mb=$FUZZ_RSS_LIMIT_MB \
         -malloc_limit_mb=$FUZZ_RSS_LIMIT_MB -max_len=1048576 -print_final_stats=1 \
-        -artifact_prefix="$artifacts/" >"$log" 2>&1
-    status=$?
-    set -e
+        -artifact_prefix="$artifacts/" >"$build_dir/fuzz-$target.log" 2>&1 || status=$?
+    echo $status >"$build_dir/fuzz-$target.status"
+}
+
+# A harness is one process on one thread: they run side by side, one a core, so each still has a
+# whole core for its SECONDS.
+for target in "${targets[@]}"; do
+    echo "==> fuzzing $target for ${seconds}s"
+    fuzz "$target" &
+    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+done
+wait
+
+found=0
+for target in "${targets[@]}"; do
+    regressions="$TF_ROOT/tests/fuzz-regressions/$target"
+    artifacts="$build_dir/artifacts/$target"
+    log="$build_dir/fuzz-$target.log"
+    status=$(cat "$build_dir/fuzz-$target.status")
+    echo "==> $target:"
     grep -aE "^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)" "$log" | sed 's/^/    /'
-    if [ $status -ne 0 ]; then
+    if [ "$status" -ne 0 ]; then
         found=1
         for artifact in "$artifacts"/*; do
             [ -f "$artifact" ] || continue
