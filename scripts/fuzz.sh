@@ -38,6 +38,7 @@ tf_sanitizer_build tapeformer "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS=detect_leaks=0   # oneDNN's and OpenMP's process-long allocations are not leaks of ours
 export UBSAN_OPTIONS=print_stacktrace=1
+cores=$(nproc)   # before OMP_NUM_THREADS is set: nproc answers that instead of the count of cores
 export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1
 
 # Seeds: every run re-makes them from the current code, so they always match its formats.
@@ -93,7 +94,7 @@ fuzz() {
 for target in "${targets[@]}"; do
     echo "==> fuzzing $target for ${seconds}s"
     fuzz "$target" &
-    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+    while [ "$(jobs -rp | wc -l)" -ge "$cores" ]; do wait -n || true; done
 done
 wait
 
