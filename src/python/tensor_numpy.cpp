@@ -23,6 +23,11 @@ template <class T>
 Tensor copy_in(const py::array& array) {
     // forcecast is a no-op here (the dtype already matches): the flag only asks for a C-contiguous copy of a strided view.
     const auto contiguous = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(array);
+    if (!contiguous) {   // NumPy could not allocate the copy (and pybind11 cleared its MemoryError)
+        const std::string message = "tapeformer.Tensor: no memory for a copy of " + std::to_string(array.size()) + " numbers";
+        PyErr_SetString(PyExc_MemoryError, message.c_str());
+        throw py::error_already_set();
+    }
     Tensor tensor(Shape(contiguous.shape(), contiguous.shape() + contiguous.ndim()), dtype_of<T>());
     std::memcpy(tensor.data<T>(), contiguous.data(), tensor.bytes());
     return tensor;

@@ -206,6 +206,9 @@ class Bindings(unittest.TestCase):
         np.testing.assert_array_equal(tapeformer.Tensor(strided).numpy(), strided)
         self.assertEqual(tapeformer.Tensor(np.float32(2.5)).shape, ())
         self.assertEqual(tapeformer.Tensor([[1.0, 2.0]]).dtype, "float64")   # what numpy.asarray makes
+        np.testing.assert_array_equal(tapeformer.Tensor(np.broadcast_to(np.float32(1), (2, 3))).numpy(), np.ones((2, 3)))
+        with self.assertRaisesRegex(MemoryError, "no memory for a copy of 1000000000000 numbers"):   # 4 TB: no crash
+            tapeformer.Tensor(np.broadcast_to(np.float32(1), (10**6, 10**6)))
 
     def test_other_dtypes_are_refused_with_a_value_error_naming_them(self):
         for values in (np.arange(3), np.array([True]), np.zeros(2, np.float16), np.zeros(2, np.complex64),
