@@ -271,12 +271,12 @@ class GradingTree:
         self.prepare(log_path)
         cache = subprocess.run(["ccache", "-k", "cache_dir"], capture_output=True, text=True).stdout.strip() \
             if shutil.which("ccache") else ""
-        if not (cache and os.path.isdir(cache)):
-            built, _ = self.compile(log_path)
-        else:
-            built, _ = self.compile(log_path, cache={"CCACHE_DIR": sandbox.INSIDE + "/ccache", "CCACHE_READONLY": "true",
-                                                     "CCACHE_NOSTATS": "true", "CCACHE_TEMPDIR": "/tmp"},
-                                    read_only=[(cache, sandbox.INSIDE + "/ccache")])
+        settings, mounts = None, ()   # without a cache of the grader's, the kit is compiled in full
+        if cache and os.path.isdir(cache):
+            settings = {"CCACHE_DIR": sandbox.INSIDE + "/ccache", "CCACHE_READONLY": "true", "CCACHE_NOSTATS": "true",
+                        "CCACHE_TEMPDIR": "/tmp"}
+            mounts = [(cache, sandbox.INSIDE + "/ccache")]
+        built, _ = self.compile(log_path, settings, mounts)
         if not built:
             raise KitError(f"the kit's own grading tree does not build (the log: {log_path})")
         with open(stamp, "w", encoding="utf-8") as f:
